@@ -1,0 +1,3 @@
+import type { Core } from '@strapi/strapi';
+
+export default (_: { strapi: Core.Strapi }) => {};

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { CAPABILITIES, type Capability } from '../contract/capabilities';
+import { isValidTimeZone } from '../contract/dates';
+
+const MEGABYTE = 1024 * 1024;
+
+const urlTemplate = z.string().regex(/^https?:\/\/[^\s]*\{(slug|id)\}/, {
+  error: 'must be an absolute http(s) URL containing {slug} or {id}, e.g. "https://example.com/blog/{slug}"',
+});
+
+export const pluginConfigSchema = z
+  .object({
+    /** Full path the contract routes live under; the base URL to register is the site URL plus this. */
+    prefix: z.string().regex(/^\/[A-Za-z0-9._~\-/]*[A-Za-z0-9._~-]$/, {
+      error: 'must be a path starting with "/" and not ending with "/", e.g. "/api/publish-bridge"',
+    }),
+    bodyLimit: z
+      .number()
+      .int()
+      .min(1024)
+      .max(512 * MEGABYTE),
+    bodyTimeoutMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(10 * 60_000),
+    timestampToleranceMs: z
+      .number()
+      .int()
+      .min(1_000)
+      .max(24 * 3_600_000),
+    capabilities: z.partialRecord(z.enum(CAPABILITIES), z.boolean()),
+    urlTemplates: z.object({
+      post: urlTemplate.optional(),
+      category: urlTemplate.optional(),
+      product: urlTemplate.optional(),
+      product_cat: urlTemplate.optional(),
+    }),
+    timezone: z
+      .string()
+      .refine(isValidTimeZone, { error: 'must be an IANA time zone such as "Europe/Paris"' }),
+    site: z.object({ name: z.string().optional(), url: z.string().optional() }),
+    /** How long a read of the stored settings may be reused; bounds how long two instances disagree. */
+    settingsCacheMs: z.number().int().min(0).max(60_000),
+  })
+  .strict();
+
+export type PluginConfig = z.infer<typeof pluginConfigSchema>;
+
+const allCapabilities = Object.fromEntries(CAPABILITIES.map((name) => [name, true])) as Record<
+  Capability,
+  boolean
+>;
+
+export default {
+  default: {
+    prefix: '/api/publish-bridge',
+    bodyLimit: 10 * MEGABYTE,
+    bodyTimeoutMs: 30_000,
+    timestampToleranceMs: 5 * 60_000,
+    capabilities: allCapabilities,
+    urlTemplates: {},
+    timezone: 'UTC',
+    site: {},
+    settingsCacheMs: 2_000,
+  } satisfies PluginConfig,
+  validator(config: unknown) {
+    const result = pluginConfigSchema.safeParse(config);
+    if (!result.success) {
+      const problems = result.error.issues
+        .map((issue) => `  - ${issue.path.join('.') || '(root)'}: ${issue.message}`)
+        .join('\n');
+      throw new Error(`Invalid config for plugin "publish-bridge" in config/plugins:\n${problems}`);
+    }
+  },
+};

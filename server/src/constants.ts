@@ -1,0 +1,14 @@
+export const PLUGIN_ID = 'publish-bridge';
+
+/** Content types the plugin owns; a site may map resources onto its own types instead. */
+export const UIDS = {
+  post: 'plugin::publish-bridge.post',
+  blogCategory: 'plugin::publish-bridge.blog-category',
+  tag: 'plugin::publish-bridge.tag',
+  author: 'plugin::publish-bridge.author',
+  product: 'plugin::publish-bridge.product',
+  productCategory: 'plugin::publish-bridge.product-category',
+  identity: 'plugin::publish-bridge.identity',
+} as const;
+
+export const API_KEY_ENV = 'PUBLISH_BRIDGE_API_KEY';

@@ -1,0 +1,44 @@
+import type { z } from 'zod';
+
+/** The contract's error body (section 2.4): one actionable message, shown to the user as is. */
+export type ErrorBody = { error: string };
+
+/** A failure the publisher's user should see, with the HTTP status the decisions assign to it. */
+export class ContractError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 403 | 404 | 408 | 409 | 413 | 415 | 500 | 503,
+    message: string
+  ) {
+    super(message);
+    this.name = 'ContractError';
+  }
+}
+
+export const errorBody = (message: string): ErrorBody => ({ error: message });
+
+const MAX_ISSUES_SHOWN = 3;
+
+export function describeZodError(error: z.ZodError): string {
+  const lines = error.issues.slice(0, MAX_ISSUES_SHOWN).map((issue) => {
+    const field = issue.path.length > 0 ? issue.path.map(String).join('.') : 'body';
+    return `${field}: ${issue.message}`;
+  });
+  const more = error.issues.length - MAX_ISSUES_SHOWN;
+  return `Invalid request: ${lines.join('; ')}${more > 0 ? ` (and ${more} more)` : ''}`;
+}
+
+/** Validates a parsed JSON body; anything but a JSON object is refused before the schema runs. */
+export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ContractError(400, 'Invalid request: the body must be a JSON object.');
+  }
+  const result = schema.safeParse(body);
+  if (!result.success) throw new ContractError(400, describeZodError(result.error));
+  return result.data;
+}
+
+export const notFound = (resource: string, id: string) =>
+  new ContractError(
+    404,
+    `No ${resource} with id "${id}" exists on this site. It may have been deleted in Strapi; publish it again to recreate it.`
+  );

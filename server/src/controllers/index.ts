@@ -1,0 +1,7 @@
+import handshake from './handshake';
+import posts from './posts';
+
+export default {
+  handshake,
+  posts,
+};

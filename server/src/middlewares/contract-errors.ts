@@ -1,0 +1,27 @@
+import type { Core } from '@strapi/strapi';
+import type { Context, Next } from 'koa';
+import { ContractError, errorBody } from '../contract/errors';
+import { PLUGIN_ID } from '../constants';
+import type { ContractState } from './contract-gate';
+import { internalErrorMessage } from './contract-gate';
+
+/**
+ * First middleware of every contract route: Strapi's error middleware would wrap whatever a
+ * controller throws in its own envelope, so errors are answered here in the contract's shape.
+ */
+export default (_config: unknown, { strapi }: { strapi: Core.Strapi }) =>
+  async function contractErrors(ctx: Context, next: Next) {
+    try {
+      await next();
+    } catch (error) {
+      if (error instanceof ContractError) {
+        ctx.status = error.status;
+        ctx.body = errorBody(error.message);
+        return;
+      }
+      const { requestId } = ctx.state.publishBridge as ContractState;
+      strapi.log.error(`[${PLUGIN_ID}] request ${requestId} failed: ${(error as Error)?.stack ?? error}`);
+      ctx.status = 500;
+      ctx.body = errorBody(internalErrorMessage(requestId));
+    }
+  };

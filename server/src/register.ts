@@ -1,0 +1,11 @@
+import type { Core } from '@strapi/strapi';
+import { createContractGate } from './middlewares/contract-gate';
+import { contentApiRouterPrefix } from './routes';
+
+export default ({ strapi }: { strapi: Core.Strapi }) => {
+  // Checked here so a bad prefix stops the boot with its message, not at route registration.
+  contentApiRouterPrefix(strapi);
+  // Middlewares added in register() run before the app's own, `strapi::body` included: the
+  // only point where the exact request bytes are still unread.
+  strapi.server.use(createContractGate(strapi));
+};

@@ -1,0 +1,26 @@
+import type { Capability } from '../contract/capabilities';
+
+const contractRoute = (method: string, path: string, handler: string, capability?: Capability) => ({
+  method,
+  path,
+  handler,
+  config: {
+    // The contract gate has already authenticated the request by its signature.
+    auth: false as const,
+    middlewares: [
+      'plugin::publish-bridge.contract-errors',
+      ...(capability ? [{ name: 'plugin::publish-bridge.capability', config: { capability } }] : []),
+    ],
+  },
+});
+
+/** The contract's endpoints (contract-v1 section 4), relative to the configured prefix. */
+export default {
+  type: 'content-api',
+  routes: [
+    contractRoute('POST', '/handshake', 'handshake.handshake'),
+    contractRoute('POST', '/posts', 'posts.create'),
+    contractRoute('PUT', '/posts/:id', 'posts.update'),
+    contractRoute('DELETE', '/posts/:id', 'posts.delete', 'posts.delete'),
+  ],
+};

@@ -1,0 +1,22 @@
+import type { Core } from '@strapi/strapi';
+import { PLUGIN_ID } from '../constants';
+import contentApi from './content-api';
+
+/** Content-API routers mount under Strapi's REST prefix, so the router takes the rest of the configured path. */
+export function contentApiRouterPrefix(strapi: Core.Strapi): string {
+  const restPrefix = (strapi.config.get('api.rest.prefix') as string | undefined) ?? '/api';
+  const { prefix } = strapi.config.get(`plugin::${PLUGIN_ID}`) as { prefix: string };
+  if (!prefix.startsWith(`${restPrefix}/`)) {
+    throw new Error(
+      `Invalid config for plugin "${PLUGIN_ID}": prefix "${prefix}" must be under Strapi's REST API prefix "${restPrefix}", e.g. "${restPrefix}/publish-bridge".`
+    );
+  }
+  return prefix.slice(restPrefix.length);
+}
+
+export default {
+  'content-api': ({ strapi }: { strapi: Core.Strapi }) => ({
+    ...contentApi,
+    prefix: contentApiRouterPrefix(strapi),
+  }),
+};

@@ -1,0 +1,29 @@
+import type { Core } from '@strapi/strapi';
+import { enabledCapabilities, type Capability } from '../contract/capabilities';
+import { PLUGIN_ID } from '../constants';
+
+export type HandshakeResponse = {
+  ok: true;
+  contract: 'v1';
+  version: '1.0';
+  site: { name: string; url: string };
+  capabilities: Capability[];
+};
+
+export default ({ strapi }: { strapi: Core.Strapi }) => ({
+  async answer(): Promise<HandshakeResponse> {
+    const settings = strapi.plugin(PLUGIN_ID).service('settings');
+    const { site } = settings.config();
+    const [capabilities] = await Promise.all([settings.capabilities(), settings.recordHandshake()]);
+    return {
+      ok: true,
+      contract: 'v1',
+      version: '1.0',
+      site: {
+        name: site.name ?? (strapi.config.get('info.name') as string | undefined) ?? 'Strapi',
+        url: site.url ?? (strapi.config.get('server.url') as string | undefined) ?? '',
+      },
+      capabilities: enabledCapabilities(capabilities),
+    };
+  },
+});

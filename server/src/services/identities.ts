@@ -1,0 +1,123 @@
+import type { Core } from '@strapi/strapi';
+import { UIDS } from '../constants';
+
+type Knex = any;
+type Trx = unknown;
+
+/**
+ * Natural keys of entities (a post's source_id, a category's name, a slug) in a table with a
+ * real unique index. Strapi's `unique: true` is a SELECT-then-INSERT that concurrent requests
+ * race through; the index makes the database refuse the second claim, and the transaction
+ * that lost is retried (see the transactions service).
+ */
+export default ({ strapi }: { strapi: Core.Strapi }) => {
+  const knex = (): Knex => strapi.db.connection;
+  const locksRows = () => strapi.db.dialect.client !== 'sqlite';
+
+  function tableOf(uid: string) {
+    const meta = strapi.db.metadata.get(uid as never) as {
+      tableName: string;
+      attributes: Record<string, { columnName?: string }>;
+    };
+    const column = (attribute: string) => meta.attributes[attribute]?.columnName ?? attribute;
+    return { name: meta.tableName, column };
+  }
+
+  const identities = () => tableOf(UIDS.identity);
+
+  const normalise = (value: string) => value.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
+
+  return {
+    normalise,
+
+    /**
+     * The document a key points at. A locking read: concurrent writers of the same key wait
+     * for each other, and on MySQL's repeatable read it also starts the snapshot after the lock.
+     */
+    async lookup(trx: Trx, resource: string, key: string): Promise<string | null> {
+      const table = identities();
+      let query = knex()(table.name)
+        .transacting(trx)
+        .select(table.column('target'))
+        .where({ [table.column('resource')]: resource, [table.column('naturalKey')]: key })
+        .first();
+      if (locksRows()) query = query.forUpdate();
+      const row = await query;
+      return row ? (row[table.column('target')] as string) : null;
+    },
+
+    /** Records that `key` names `target`; throws the driver's unique violation if another request did first. */
+    async claim(trx: Trx, resource: string, key: string, target: string) {
+      const table = identities();
+      const now = new Date();
+      await knex()(table.name)
+        .transacting(trx)
+        .insert({
+          [table.column('resource')]: resource,
+          [table.column('naturalKey')]: key,
+          [table.column('target')]: target,
+          [table.column('createdAt')]: now,
+          [table.column('updatedAt')]: now,
+          [table.column('publishedAt')]: now,
+        });
+    },
+
+    async forgetKey(trx: Trx, resource: string, key: string) {
+      const table = identities();
+      await knex()(table.name)
+        .transacting(trx)
+        .where({ [table.column('resource')]: resource, [table.column('naturalKey')]: key })
+        .delete();
+    },
+
+    async forgetTarget(trx: Trx, resource: string, target: string) {
+      const table = identities();
+      await knex()(table.name)
+        .transacting(trx)
+        .where({ [table.column('resource')]: resource, [table.column('target')]: target })
+        .delete();
+    },
+
+    /**
+     * Locks every row (draft and published) of a document until the transaction ends, so
+     * concurrent updates of it run one after another. Returns false when the document is gone.
+     */
+    async lockDocument(trx: Trx, uid: string, documentId: string): Promise<boolean> {
+      const table = tableOf(uid);
+      let query = knex()(table.name)
+        .transacting(trx)
+        .select(table.column('id'))
+        .where(table.column('documentId'), documentId);
+      if (locksRows()) query = query.forUpdate();
+      const rows = await query;
+      return rows.length > 0;
+    },
+
+    /**
+     * The first of `base`, `base-2`, `base-3`... that no entry of `uid` uses and no identity
+     * claims. The caller claims `slug:<slug>` once the entry exists, so a concurrent request
+     * that picked the same slug loses at the unique index and is retried.
+     */
+    async freeSlug(trx: Trx, resource: string, uid: string, base: string): Promise<string> {
+      const table = tableOf(uid);
+      const registry = identities();
+      for (let suffix = 1; ; suffix += 1) {
+        const candidate = suffix === 1 ? base : `${base.slice(0, 240)}-${suffix}`;
+        const claimed = await knex()(registry.name)
+          .transacting(trx)
+          .first(registry.column('id'))
+          .where({
+            [registry.column('resource')]: resource,
+            [registry.column('naturalKey')]: `slug:${candidate}`,
+          });
+        const used =
+          claimed ??
+          (await knex()(table.name)
+            .transacting(trx)
+            .first(table.column('id'))
+            .where(table.column('slug'), candidate));
+        if (!used) return candidate;
+      }
+    },
+  };
+};
