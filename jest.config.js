@@ -2,6 +2,8 @@
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
 
 module.exports = {
+  // Booting Strapi takes seconds on a busy 2-core machine; no test asserts timing.
+  testTimeout: 120000,
   projects: [
     {
       displayName: 'unit',
@@ -14,7 +16,6 @@ module.exports = {
       testEnvironment: 'node',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       transform: { '^.+\\.tsx?$': tsJest },
-      testTimeout: 120000,
     },
   ],
 };

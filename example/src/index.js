@@ -1,4 +1,43 @@
+const PRODUCT_CATEGORY = 'plugin::publish-bridge.product-category';
+const PRODUCT = 'plugin::publish-bridge.product';
+
+/** Products are never created through the contract, so the demo brings a few to push copy to. */
+const DEMO_CATALOGUE = [
+  {
+    category: { name: 'Coffee', slug: 'coffee', description: 'Single-origin beans and blends.' },
+    products: [
+      { name: 'Ethiopia Yirgacheffe', slug: 'ethiopia-yirgacheffe', type: 'simple', price: 14.5, sku: 'COF-ETH-250', stock: 40 },
+      { name: 'House Espresso Blend', slug: 'house-espresso-blend', type: 'simple', price: 12, sku: 'COF-ESP-250', stock: 120 },
+    ],
+  },
+  {
+    category: { name: 'Brewing Gear', slug: 'brewing-gear', description: 'Everything to brew at home.' },
+    products: [{ name: 'Pour-Over Kettle', slug: 'pour-over-kettle', type: 'simple', price: 49, sku: 'GEAR-KET-1', stock: 15 }],
+  },
+];
+
+async function seedDemoCatalogue(strapi) {
+  if ((await strapi.documents(PRODUCT).count({})) > 0) return;
+  for (const { category, products } of DEMO_CATALOGUE) {
+    const created = await strapi.documents(PRODUCT_CATEGORY).create({ data: category, status: 'published' });
+    for (const product of products) {
+      await strapi.documents(PRODUCT).create({
+        data: {
+          ...product,
+          shortDescription: `${product.name}, from the demo catalogue.`,
+          categories: [created.documentId],
+        },
+        status: 'published',
+      });
+    }
+  }
+  strapi.log.info('[example] Seeded a demo catalogue: 2 product categories, 3 products.');
+}
+
 module.exports = {
   register() {},
-  bootstrap() {},
+
+  async bootstrap({ strapi }) {
+    if (process.env.PUBLISH_BRIDGE_DEMO_SEED !== 'false') await seedDemoCatalogue(strapi);
+  },
 };

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 
 /**
  * The database a test run targets, from TEST_DB (sqlite, postgres or mariadb). Each booted
@@ -78,5 +81,13 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       },
     };
   }
-  return { client, env: { DATABASE_CLIENT: 'sqlite', DATABASE_FILENAME: ':memory:' }, async drop() {} };
+  // Strapi resolves the filename to a path, so ':memory:' would become a shared file: use a temporary one.
+  const filename = path.join(os.tmpdir(), `${name}.db`);
+  return {
+    client,
+    env: { DATABASE_CLIENT: 'sqlite', DATABASE_FILENAME: filename },
+    async drop() {
+      await fs.rm(filename, { force: true });
+    },
+  };
 }

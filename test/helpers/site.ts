@@ -16,9 +16,9 @@ const TEST_SECRETS = {
   ENCRYPTION_KEY: 'test-encryption-key-0123456789abcdef',
   SERVE_ADMIN_PANEL: 'false',
   STRAPI_TELEMETRY_DISABLED: 'true',
-  STRAPI_DISABLE_UPDATE_NOTIFICATION: 'true',
   BROWSER: 'false',
   STRAPI_LOG_LEVEL: 'warn',
+  PUBLISH_BRIDGE_DEMO_SEED: 'false',
 };
 
 export type Site = {

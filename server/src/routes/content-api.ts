@@ -22,5 +22,12 @@ export default {
     contractRoute('POST', '/posts', 'posts.create'),
     contractRoute('PUT', '/posts/:id', 'posts.update'),
     contractRoute('DELETE', '/posts/:id', 'posts.delete', 'posts.delete'),
+    contractRoute('POST', '/blog-categories', 'blog-categories.create', 'blog_categories'),
+    contractRoute('DELETE', '/blog-categories/:id', 'blog-categories.delete', 'blog_categories'),
+    contractRoute('POST', '/authors', 'authors.create', 'authors'),
+    contractRoute('PUT', '/products/:id', 'products.update', 'products'),
+    contractRoute('POST', '/product-categories', 'product-categories.create', 'product_categories'),
+    contractRoute('GET', '/product-categories', 'product-categories.list', 'product_categories'),
+    contractRoute('GET', '/pages', 'pages.list', 'pages.list'),
   ],
 };

@@ -94,6 +94,23 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /**
+     * The document named by the first of `keys` that still exists, its rows locked. Keys left
+     * behind by a document deleted in the Content Manager are dropped, so the name can be reused.
+     */
+    async findLive(trx: Trx, resource: string, uid: string, keys: string[]): Promise<string | null> {
+      for (const key of keys) {
+        const target = await this.lookup(trx, resource, key);
+        if (target && (await this.lockDocument(trx, uid, target))) return target;
+        if (target) await this.forgetKey(trx, resource, key);
+      }
+      return null;
+    },
+
+    async claimAll(trx: Trx, resource: string, keys: string[], target: string) {
+      for (const key of keys) await this.claim(trx, resource, key, target);
+    },
+
+    /**
      * The first of `base`, `base-2`, `base-3`... that no entry of `uid` uses and no identity
      * claims. The caller claims `slug:<slug>` once the entry exists, so a concurrent request
      * that picked the same slug loses at the unique index and is retried.

@@ -1,15 +1,15 @@
 import type { Core } from '@strapi/strapi';
-import { notFound } from '../contract/errors';
 import { publishDateToIso } from '../contract/dates';
 import type { PostCreate, PostUpdate } from '../contract/schemas';
-import { PLUGIN_ID, UIDS } from '../constants';
+import { PLUGIN_ID } from '../constants';
+import { RESOURCES } from '../resources';
+import type { EntityResponse } from './entities';
 import { toSlug } from '../utils/slug';
 import type { Transaction } from './transactions';
 
-const RESOURCE = 'post';
+const POST = RESOURCES.post;
+const RESOURCE = POST.registry;
 const sourceKey = (sourceId: string) => `source:${sourceId}`;
-
-export type EntityResponse = { id: string; url?: string };
 
 /**
  * Posts as the contract sees them (section 2.1, states in section 3): `publish` means the
@@ -21,7 +21,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const transactions = () => plugin().service('transactions');
   const identities = () => plugin().service('identities');
   const taxonomy = () => plugin().service('taxonomy');
-  const posts = () => strapi.documents(UIDS.post as never);
+  const posts = () => strapi.documents(POST.uid as never);
 
   /** Only the fields present in `input` become data, so omitted ones keep their stored values. */
   async function toData(transaction: Transaction, input: PostUpdate): Promise<Record<string, unknown>> {
@@ -57,12 +57,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     );
   }
 
-  async function toEntity(documentId: string): Promise<EntityResponse> {
-    const urls = plugin().service('urls');
-    if (!urls.hasTemplate('post')) return { id: documentId };
-    const post = await posts().findOne({ documentId, fields: ['slug'] } as never);
-    return { id: documentId, url: urls.urlFor('post', { documentId, slug: post?.slug }) };
-  }
+  const toEntity = (documentId: string) => plugin().service('entities').response(POST, documentId);
 
   /** The source_id names this post from now on, unless another post already holds it. */
   async function linkSource(transaction: Transaction, sourceId: string, documentId: string) {
@@ -94,7 +89,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const slug = await identities().freeSlug(
       transaction.trx,
       RESOURCE,
-      UIDS.post,
+      POST.uid,
       toSlug(input.title, RESOURCE)
     );
     const post = await posts().create({
@@ -116,11 +111,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     async create(input: PostCreate): Promise<EntityResponse & { created: boolean }> {
       return transactions().run(async (transaction: Transaction) => {
         if (input.source_id) {
-          const known = await identities().lookup(transaction.trx, RESOURCE, sourceKey(input.source_id));
-          if (known && (await identities().lockDocument(transaction.trx, UIDS.post, known))) {
-            return { ...(await applyUpdate(transaction, known, input)), created: false };
-          }
-          if (known) await identities().forgetKey(transaction.trx, RESOURCE, sourceKey(input.source_id));
+          const keys = [sourceKey(input.source_id)];
+          const known = await identities().findLive(transaction.trx, RESOURCE, POST.uid, keys);
+          if (known) return { ...(await applyUpdate(transaction, known, input)), created: false };
         }
         return { ...(await createNew(transaction, input)), created: true };
       });
@@ -128,20 +121,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     async update(documentId: string, input: PostUpdate): Promise<EntityResponse> {
       return transactions().run(async (transaction: Transaction) => {
-        if (!(await identities().lockDocument(transaction.trx, UIDS.post, documentId)))
-          throw notFound(RESOURCE, documentId);
+        await plugin().service('entities').lockOrNotFound(transaction, POST, documentId);
         return applyUpdate(transaction, documentId, input);
       });
     },
 
-    async remove(documentId: string): Promise<{ id: string; deleted: true }> {
-      return transactions().run(async (transaction: Transaction) => {
-        if (!(await identities().lockDocument(transaction.trx, UIDS.post, documentId)))
-          throw notFound(RESOURCE, documentId);
-        await posts().delete({ documentId } as never);
-        await identities().forgetTarget(transaction.trx, RESOURCE, documentId);
-        return { id: documentId, deleted: true as const };
-      });
-    },
+    remove: (documentId: string) => plugin().service('entities').remove(POST, documentId),
   };
 };

@@ -1,24 +1,9 @@
 import type { Core } from '@strapi/strapi';
-import { UIDS } from '../constants';
+import { RESOURCES, type Resource } from '../resources';
 import { toSlug } from '../utils/slug';
 import type { Transaction } from './transactions';
 
-type NamedResource = { uid: string; resource: string; nameField: string; slugField?: string };
-
 export type NamedKind = 'blogCategory' | 'tag' | 'productCategory' | 'author';
-
-/** Entities a post or product refers to by name; missing ones are created. */
-export const NAMED_RESOURCES: Record<NamedKind, NamedResource> = {
-  blogCategory: { uid: UIDS.blogCategory, resource: 'blog_category', nameField: 'name', slugField: 'slug' },
-  tag: { uid: UIDS.tag, resource: 'tag', nameField: 'name', slugField: 'slug' },
-  productCategory: {
-    uid: UIDS.productCategory,
-    resource: 'product_category',
-    nameField: 'name',
-    slugField: 'slug',
-  },
-  author: { uid: UIDS.author, resource: 'author', nameField: 'displayName' },
-};
 
 export type FoundOrCreated = { documentId: string; created: boolean };
 
@@ -26,49 +11,47 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const identities = () => strapi.plugin('publish-bridge').service('identities');
   const documents = (uid: string) => strapi.documents(uid as never);
 
-  async function exists(uid: string, documentId: string) {
-    return Boolean(await documents(uid).findOne({ documentId, fields: ['documentId'] } as never));
-  }
-
   return {
     nameKey: (name: string) => `name:${identities().normalise(name)}`,
 
     /**
-     * The entity named `name` (case-insensitive): the one the registry knows, else one an
-     * editor created with that name, else a new one built from `data`.
+     * The entity named `name` (case-insensitive), or known by `sourceId` or `slug`: the one
+     * the registry knows, else one an editor created with that name, else a new one built
+     * from `data`.
      */
     async findOrCreate(
       { trx }: Transaction,
       kind: NamedKind,
       name: string,
-      data: Record<string, unknown> = {}
+      { data = {}, sourceId, slug }: { data?: Record<string, unknown>; sourceId?: string; slug?: string } = {}
     ): Promise<FoundOrCreated> {
-      const { uid, resource, nameField, slugField } = NAMED_RESOURCES[kind];
+      const { uid, registry: resource, nameField, slugField }: Resource = RESOURCES[kind];
       const registry = identities();
-      const key = this.nameKey(name);
+      const nameKey = this.nameKey(name);
+      const sourceKeys = sourceId ? [`source:${sourceId}`] : [];
+      const lookupKeys = [...sourceKeys, nameKey, ...(slug ? [`slug:${slug}`] : [])];
 
-      const known = await registry.lookup(trx, resource, key);
-      if (known && (await exists(uid, known))) return { documentId: known, created: false };
-      if (known) await registry.forgetKey(trx, resource, key);
+      const known = await registry.findLive(trx, resource, uid, lookupKeys);
+      if (known) return { documentId: known, created: false };
 
       const existing = await documents(uid).findFirst({
         filters: { [nameField]: { $eqi: name.trim() } },
         fields: ['documentId'],
       } as never);
       if (existing) {
-        await registry.claim(trx, resource, key, existing.documentId);
+        await registry.claimAll(trx, resource, [...sourceKeys, nameKey], existing.documentId);
         return { documentId: existing.documentId, created: false };
       }
 
-      const slug = slugField
-        ? await registry.freeSlug(trx, resource, uid, toSlug(String(data[slugField] ?? name), resource))
+      const freeSlug = slugField
+        ? await registry.freeSlug(trx, resource, uid, toSlug(slug ?? name, resource))
         : undefined;
       const created = await documents(uid).create({
-        data: { ...data, [nameField]: name.trim(), ...(slugField ? { [slugField]: slug } : {}) },
+        data: { ...data, [nameField]: name.trim(), ...(slugField ? { [slugField]: freeSlug } : {}) },
         status: 'published',
       } as never);
-      await registry.claim(trx, resource, key, created.documentId);
-      if (slug) await registry.claim(trx, resource, `slug:${slug}`, created.documentId);
+      const claims = new Set([...sourceKeys, nameKey, ...(freeSlug ? [`slug:${freeSlug}`] : [])]);
+      await registry.claimAll(trx, resource, [...claims], created.documentId);
       return { documentId: created.documentId, created: true };
     },
 

@@ -1,0 +1,20 @@
+import type { Core } from '@strapi/strapi';
+import type { Context } from 'koa';
+import { PRODUCT_COMMERCE_FIELDS, productUpdateSchema } from '../contract/schemas';
+import { PLUGIN_ID } from '../constants';
+import type { ContractState } from '../middlewares/contract-gate';
+import { contractBody } from './contract-body';
+
+export default ({ strapi }: { strapi: Core.Strapi }) => ({
+  async update(ctx: Context) {
+    const input = contractBody(ctx, productUpdateSchema);
+    const { body, requestId } = ctx.state.publishBridge as ContractState;
+    const ignored = PRODUCT_COMMERCE_FIELDS.filter((field) => Object.hasOwn(body as object, field));
+    if (ignored.length > 0) {
+      strapi.log.info(
+        `[${PLUGIN_ID}] request ${requestId}: product ${ctx.params.id} update ignored ${ignored.join(', ')} (copy only; price, SKU and stock are managed by the shop)`
+      );
+    }
+    ctx.body = await strapi.plugin(PLUGIN_ID).service('products').update(ctx.params.id, input);
+  },
+});

@@ -1,0 +1,115 @@
+import { startSite, type Site } from '../helpers/site';
+
+let site: Site;
+
+beforeAll(async () => {
+  // The example's demo catalogue (3 products in 2 categories) is part of what is listed.
+  site = await startSite({ PUBLISH_BRIDGE_DEMO_SEED: 'true' });
+  for (const [title, status] of [
+    ['First post', 'publish'],
+    ['Second post', 'publish'],
+    ['Unpublished thoughts', 'draft'],
+    ['Third post', 'publish'],
+  ]) {
+    const reply = await site.send('POST', '/posts', {
+      title,
+      content: '<p>Body</p>',
+      status,
+      categories: ['Brewing', 'Travel'],
+      tags: ['beans'],
+    });
+    expect(reply.status).toBe(200);
+  }
+});
+afterAll(async () => {
+  await site?.stop();
+});
+
+async function walk(perPage: number) {
+  const pages: any[][] = [];
+  for (let page = 1; page < 50; page += 1) {
+    const reply = await site.send('GET', `/pages?per_page=${perPage}&page=${page}`);
+    expect(reply.status).toBe(200);
+    expect(Array.isArray(reply.body)).toBe(true);
+    pages.push(reply.body);
+    if (reply.body.length < perPage) return pages;
+  }
+  throw new Error('the walk never ended');
+}
+
+test('a walk with per_page=2 over an even count ends with an empty page and sees every item once', async () => {
+  const pages = await walk(2);
+  const items = pages.flat();
+  // 3 published posts, 2 blog categories, 3 products, 2 product categories.
+  expect(items).toHaveLength(10);
+  expect(pages.map((page) => page.length)).toEqual([2, 2, 2, 2, 2, 0]);
+  expect(new Set(items.map((item) => `${item.type}:${item.id}`)).size).toBe(10);
+  expect(items.map((item) => item.type)).toEqual([
+    'post',
+    'post',
+    'post',
+    'category',
+    'category',
+    'product',
+    'product',
+    'product',
+    'product_cat',
+    'product_cat',
+  ]);
+  expect(items.map((item) => item.title)).not.toContain('Unpublished thoughts');
+});
+
+test('the same order whatever the page size', async () => {
+  const byTwo = (await walk(2)).flat().map((item) => item.id);
+  const byThree = (await walk(3)).flat().map((item) => item.id);
+  const all = (await site.send('GET', '/pages')).body.map((item: { id: string }) => item.id);
+  expect(byThree).toEqual(byTwo);
+  expect(all).toEqual(byTwo);
+});
+
+test('items carry the decided fields, with categories and tags of posts', async () => {
+  const [first] = (await site.send('GET', '/pages?per_page=1')).body;
+  expect(first).toEqual({
+    id: expect.any(String),
+    type: 'post',
+    title: 'First post',
+    slug: 'first-post',
+    url: 'http://localhost:3000/blog/first-post',
+    categories: ['Brewing', 'Travel'],
+    tags: ['beans'],
+    updated_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+  });
+  const items = (await site.send('GET', '/pages?per_page=250')).body;
+  const product = items.find((item: { type: string }) => item.type === 'product');
+  expect(product).toMatchObject({ slug: 'ethiopia-yirgacheffe', categories: ['Coffee'], tags: [] });
+  const productCategory = items.find((item: { type: string }) => item.type === 'product_cat');
+  expect(productCategory).toMatchObject({ title: 'Coffee', url: 'http://localhost:3000/shop/category/coffee' });
+});
+
+test('updating a post keeps its place in the order', async () => {
+  const before = (await site.send('GET', '/pages?per_page=250')).body.map((item: { id: string }) => item.id);
+  const reply = await site.send('PUT', `/posts/${before[0]}`, { content: '<p>Edited</p>' });
+  expect(reply.status).toBe(200);
+  const after = (await site.send('GET', '/pages?per_page=250')).body.map((item: { id: string }) => item.id);
+  expect(after).toEqual(before);
+});
+
+test('the demo catalogue can take product copy from the publisher', async () => {
+  const items = (await site.send('GET', '/pages?per_page=250')).body;
+  const product = items.find((item: { type: string }) => item.type === 'product');
+  const reply = await site.send('PUT', `/products/${product.id}`, { description: '<p>Fresh copy</p>' });
+  expect(reply.status).toBe(200);
+  const stored = await (site.strapi.documents('plugin::publish-bridge.product' as never) as any).findOne({
+    documentId: product.id,
+    status: 'published',
+  });
+  expect(stored).toMatchObject({ description: '<p>Fresh copy</p>', sku: 'COF-ETH-250', stock: 40 });
+});
+
+test('bad paging values answer 400 naming the parameter', async () => {
+  for (const query of ['per_page=0', 'per_page=251', 'per_page=-1', 'page=0', 'page=x', 'per_page=']) {
+    const reply = await site.send('GET', `/pages?${query}`);
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toMatch(/per_page|page/);
+  }
+});
