@@ -1,5 +1,35 @@
 const path = require('path');
 
+/**
+ * Posts, blog categories and authors go into the example's own blog types, as a real site
+ * would have them; tags, products and product categories use the plugin's types. Set
+ * PUBLISH_BRIDGE_CONTENT_TYPES=plugin to store everything in the plugin's types instead.
+ */
+const SITE_CONTENT_TYPES = {
+  post: {
+    uid: 'api::article.article',
+    fields: {
+      title: 'title',
+      slug: 'slug',
+      content: 'content',
+      excerpt: 'description',
+      date: 'publishedDate',
+      categories: 'categories',
+      tags: 'tags',
+      author: 'author',
+      featured_image: 'cover',
+      reading_time: 'readingTime',
+      seo: 'seo',
+      source_id: 'sourceId',
+    },
+  },
+  blogCategory: {
+    uid: 'api::category.category',
+    fields: { name: 'name', slug: 'slug', description: 'description', parent: 'parent' },
+  },
+  author: { uid: 'api::author.author', fields: { display_name: 'name', email: 'email', description: 'bio' } },
+};
+
 module.exports = ({ env }) => ({
   'users-permissions': {
     config: {
@@ -27,6 +57,9 @@ module.exports = ({ env }) => ({
         product_cat: env('PUBLISH_BRIDGE_PRODUCT_CATEGORY_URL', 'http://localhost:3000/shop/category/{slug}'),
       },
       timezone: env('PUBLISH_BRIDGE_TIMEZONE', 'UTC'),
+      contentTypes: env('PUBLISH_BRIDGE_CONTENT_TYPES', 'site') === 'site' ? SITE_CONTENT_TYPES : {},
+      // Image hosts on a private network, e.g. "cdn.internal,10.0.0.0/8"; public hosts need no entry.
+      media: { allowedHosts: env.array('PUBLISH_BRIDGE_MEDIA_ALLOWED_HOSTS', []).filter(Boolean) },
     },
   },
 });

@@ -34,10 +34,28 @@ async function seedDemoCatalogue(strapi) {
   strapi.log.info('[example] Seeded a demo catalogue: 2 product categories, 3 products.');
 }
 
+/** A blog frontend reads the published blog through Strapi's REST API without a token. */
+const PUBLIC_READ_ACTIONS = ['article', 'category', 'author'].flatMap((name) => [
+  `api::${name}.${name}.find`,
+  `api::${name}.${name}.findOne`,
+]);
+
+async function allowPublicReads(strapi) {
+  const role = await strapi.db.query('plugin::users-permissions.role').findOne({ where: { type: 'public' } });
+  if (!role) return;
+  const permissions = strapi.db.query('plugin::users-permissions.permission');
+  for (const action of PUBLIC_READ_ACTIONS) {
+    if (!(await permissions.findOne({ where: { action, role: role.id } }))) {
+      await permissions.create({ data: { action, role: role.id } });
+    }
+  }
+}
+
 module.exports = {
   register() {},
 
   async bootstrap({ strapi }) {
+    await allowPublicReads(strapi);
     if (process.env.PUBLISH_BRIDGE_DEMO_SEED !== 'false') await seedDemoCatalogue(strapi);
   },
 };

@@ -1,47 +1,25 @@
-import { UIDS } from './constants';
+import type { ResourceKind } from './mapping/catalogue';
+import type { ResolvedResource } from './mapping/resolve';
 import type { PageType } from './services/urls';
 
 /**
- * Every resource the contract writes: where it is stored, the name it has in the identity
- * registry and in messages, and which attributes hold its name and slug.
+ * What a resource is called in the identity registry and in messages, and its label in the
+ * page list; where it is stored comes from the mapping (the site's types or the plugin's).
  */
-export type Resource = {
-  uid: string;
-  registry: string;
-  label: string;
-  nameField: string;
-  slugField?: string;
-  pageType?: PageType;
+const RESOURCE_NAMES: Record<ResourceKind, { registry: string; label: string; pageType?: PageType }> = {
+  post: { registry: 'post', label: 'post', pageType: 'post' },
+  blogCategory: { registry: 'blog_category', label: 'blog category', pageType: 'category' },
+  tag: { registry: 'tag', label: 'tag' },
+  author: { registry: 'author', label: 'author' },
+  product: { registry: 'product', label: 'product', pageType: 'product' },
+  productCategory: { registry: 'product_category', label: 'product category', pageType: 'product_cat' },
 };
 
-export const RESOURCES = {
-  post: { uid: UIDS.post, registry: 'post', label: 'post', nameField: 'title', slugField: 'slug', pageType: 'post' },
-  blogCategory: {
-    uid: UIDS.blogCategory,
-    registry: 'blog_category',
-    label: 'blog category',
-    nameField: 'name',
-    slugField: 'slug',
-    pageType: 'category',
-  },
-  tag: { uid: UIDS.tag, registry: 'tag', label: 'tag', nameField: 'name', slugField: 'slug' },
-  author: { uid: UIDS.author, registry: 'author', label: 'author', nameField: 'displayName' },
-  product: {
-    uid: UIDS.product,
-    registry: 'product',
-    label: 'product',
-    nameField: 'name',
-    slugField: 'slug',
-    pageType: 'product',
-  },
-  productCategory: {
-    uid: UIDS.productCategory,
-    registry: 'product_category',
-    label: 'product category',
-    nameField: 'name',
-    slugField: 'slug',
-    pageType: 'product_cat',
-  },
-} satisfies Record<string, Resource>;
+export type Resource = ResolvedResource & { registry: string; label: string; pageType?: PageType };
 
-export type ResourceKind = keyof typeof RESOURCES;
+export const describeResource = (resolved: ResolvedResource): Resource => ({
+  ...resolved,
+  ...RESOURCE_NAMES[resolved.kind],
+});
+
+export type { ResourceKind };

@@ -19,6 +19,7 @@ const TEST_SECRETS = {
   BROWSER: 'false',
   STRAPI_LOG_LEVEL: 'warn',
   PUBLISH_BRIDGE_DEMO_SEED: 'false',
+  PUBLISH_BRIDGE_CONTENT_TYPES: 'plugin',
 };
 
 export type Site = {

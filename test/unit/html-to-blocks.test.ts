@@ -375,10 +375,10 @@ describe('htmlToBlocks', () => {
       ]);
     });
 
-    it('uses the media returned by resolveImage, and the default when it has none', () => {
+    it('uses the media returned by resolveImage, and keeps an image it does not know as HTML', () => {
       const uploaded = { id: 7, url: '/uploads/a_1.png', alternativeText: 'Chart', width: 800, height: 600, mime: 'image/png' };
       const resolveImage = jest.fn((src: string) => (src === 'https://old.example.com/a.png' ? uploaded : undefined));
-      const { blocks } = htmlToBlocks('<img src="https://old.example.com/a.png" alt="A chart"><img src="/b.png" alt="B">', {
+      const { blocks, fallbacks } = htmlToBlocks('<img src="https://old.example.com/a.png" alt="A chart"><img src="/b.png" alt="B">', {
         resolveImage,
       });
       expect(resolveImage.mock.calls).toEqual([
@@ -387,6 +387,13 @@ describe('htmlToBlocks', () => {
       ]);
       expect(blocks).toStrictEqual([
         { type: 'image', image: uploaded, children: emptyImageChildren },
+        { type: 'code', language: 'html', children: [text('<img src="/b.png" alt="B">')] },
+      ]);
+      expect(fallbacks).toStrictEqual([{ tag: 'img', html: '<img src="/b.png" alt="B">' }]);
+    });
+
+    it('keeps the src as the image URL when no resolver is given', () => {
+      expect(blocksOf('<img src="/b.png" alt="B">')).toStrictEqual([
         { type: 'image', image: { url: '/b.png', alternativeText: 'B' }, children: emptyImageChildren },
       ]);
     });
@@ -403,7 +410,7 @@ describe('htmlToBlocks', () => {
       const html = `
         <figure><img src="/a.png" alt="Alt A"><figcaption>Caption <b>A</b></figcaption></figure>
         <figure><img src="/b.png"><figcaption> Caption&nbsp;B </figcaption></figure>`;
-      const resolveImage = jest.fn(() => undefined);
+      const resolveImage = jest.fn((src: string, alt: string) => ({ url: src, alternativeText: alt }));
       expect(htmlToBlocks(html, { resolveImage }).blocks).toStrictEqual([
         { type: 'image', image: { url: '/a.png', alternativeText: 'Alt A', caption: 'Caption A' }, children: emptyImageChildren },
         { type: 'image', image: { url: '/b.png', alternativeText: 'Caption\u00a0B', caption: 'Caption\u00a0B' }, children: emptyImageChildren },

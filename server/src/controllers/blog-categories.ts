@@ -2,13 +2,13 @@ import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { blogCategoryCreateSchema } from '../contract/schemas';
 import { PLUGIN_ID } from '../constants';
-import { contractBody } from './contract-body';
+import { contractBody, replyWithEntity } from './contract-body';
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const blogCategories = () => strapi.plugin(PLUGIN_ID).service('blog-categories');
   return {
     async create(ctx: Context) {
-      ctx.body = await blogCategories().create(contractBody(ctx, blogCategoryCreateSchema));
+      replyWithEntity(ctx, await blogCategories().create(contractBody(ctx, blogCategoryCreateSchema)));
     },
 
     async delete(ctx: Context) {

@@ -3,13 +3,13 @@ import type { Context } from 'koa';
 import { parsePaging } from '../contract/paging';
 import { productCategoryCreateSchema } from '../contract/schemas';
 import { PLUGIN_ID } from '../constants';
-import { contractBody } from './contract-body';
+import { contractBody, replyWithEntity } from './contract-body';
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const productCategories = () => strapi.plugin(PLUGIN_ID).service('product-categories');
   return {
     async create(ctx: Context) {
-      ctx.body = await productCategories().create(contractBody(ctx, productCategoryCreateSchema));
+      replyWithEntity(ctx, await productCategories().create(contractBody(ctx, productCategoryCreateSchema)));
     },
 
     async list(ctx: Context) {

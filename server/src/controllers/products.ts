@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { PRODUCT_COMMERCE_FIELDS, productUpdateSchema } from '../contract/schemas';
 import { PLUGIN_ID } from '../constants';
 import type { ContractState } from '../middlewares/contract-gate';
-import { contractBody } from './contract-body';
+import { contractBody, replyWithEntity } from './contract-body';
 
 export default ({ strapi }: { strapi: Core.Strapi }) => ({
   async update(ctx: Context) {
@@ -15,6 +15,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
         `[${PLUGIN_ID}] request ${requestId}: product ${ctx.params.id} update ignored ${ignored.join(', ')} (copy only; price, SKU and stock are managed by the shop)`
       );
     }
-    ctx.body = await strapi.plugin(PLUGIN_ID).service('products').update(ctx.params.id, input);
+    replyWithEntity(ctx, await strapi.plugin(PLUGIN_ID).service('products').update(ctx.params.id, input));
   },
 });

@@ -91,7 +91,8 @@ export interface HtmlFallback {
 
 /**
  * Synchronous lookup of an image the caller has already imported (see `collectImageSources`).
- * Returning `undefined` keeps the original `src` as the image URL.
+ * Strapi saves an image block only with a Media Library file, so an image the lookup does not
+ * know (`undefined`) is kept as HTML instead. Without a lookup, images keep their `src`.
  */
 export type ImageResolver = (src: string, alt: string) => BlocksImage | undefined;
 
@@ -155,31 +156,121 @@ const HEADING_LEVEL: ReadonlyMap<string, HeadingNode['level']> = new Map([
 
 /** Inline wrappers whose only loss is presentation, so their text flows on unwrapped. */
 const PHRASE_TAGS = new Set([
-  'span', 'abbr', 'cite', 'dfn', 'mark', 'small', 'sub', 'sup', 'time', 'q', 'var', 'data', 'bdi', 'bdo', 'ins',
-  'font', 'label', 'nobr', 'wbr',
+  'span',
+  'abbr',
+  'cite',
+  'dfn',
+  'mark',
+  'small',
+  'sub',
+  'sup',
+  'time',
+  'q',
+  'var',
+  'data',
+  'bdi',
+  'bdo',
+  'ins',
+  'font',
+  'label',
+  'nobr',
+  'wbr',
 ]);
 
 /** Layout wrappers: their content is converted as if they were not there (a figure only when it is not just an image). */
 const CONTAINER_TAGS = new Set([
-  'html', 'body', 'div', 'section', 'article', 'main', 'header', 'footer', 'aside', 'nav', 'address', 'center',
-  'hgroup', 'figure', 'figcaption',
+  'html',
+  'body',
+  'div',
+  'section',
+  'article',
+  'main',
+  'header',
+  'footer',
+  'aside',
+  'nav',
+  'address',
+  'center',
+  'hgroup',
+  'figure',
+  'figcaption',
 ]);
 
 /** Elements Blocks has no node for; each is kept whole as an `html` code block. */
 const UNSUPPORTED_TAGS = new Set([
-  'table', 'thead', 'tbody', 'tfoot', 'tr', 'td', 'th', 'caption', 'colgroup', 'col',
-  'iframe', 'frame', 'frameset', 'embed', 'object', 'param', 'video', 'audio', 'source', 'track', 'canvas', 'svg',
-  'math', 'picture', 'map', 'area',
-  'script', 'noscript', 'style', 'template', 'head', 'title', 'base', 'link', 'meta',
-  'form', 'fieldset', 'legend', 'input', 'button', 'select', 'option', 'optgroup', 'textarea', 'datalist', 'output',
-  'progress', 'meter', 'dialog', 'details', 'summary',
-  'dl', 'dt', 'dd', 'hr',
+  'table',
+  'thead',
+  'tbody',
+  'tfoot',
+  'tr',
+  'td',
+  'th',
+  'caption',
+  'colgroup',
+  'col',
+  'iframe',
+  'frame',
+  'frameset',
+  'embed',
+  'object',
+  'param',
+  'video',
+  'audio',
+  'source',
+  'track',
+  'canvas',
+  'svg',
+  'math',
+  'picture',
+  'map',
+  'area',
+  'script',
+  'noscript',
+  'style',
+  'template',
+  'head',
+  'title',
+  'base',
+  'link',
+  'meta',
+  'form',
+  'fieldset',
+  'legend',
+  'input',
+  'button',
+  'select',
+  'option',
+  'optgroup',
+  'textarea',
+  'datalist',
+  'output',
+  'progress',
+  'meter',
+  'dialog',
+  'details',
+  'summary',
+  'dl',
+  'dt',
+  'dd',
+  'hr',
 ]);
 
 const BLOCK_TAGS = new Set(['p', 'ul', 'ol', 'li', 'blockquote', 'pre', 'img', ...HEADING_LEVEL.keys()]);
 
 /** Syntax highlighters wrap tokens in these; anything else inside a `<pre>` would be lost as plain text. */
-const CODE_MARKUP_TAGS = new Set(['code', 'span', 'br', 'b', 'strong', 'i', 'em', 'mark', 'kbd', 'samp', 'var']);
+const CODE_MARKUP_TAGS = new Set([
+  'code',
+  'span',
+  'br',
+  'b',
+  'strong',
+  'i',
+  'em',
+  'mark',
+  'kbd',
+  'samp',
+  'var',
+]);
 
 /** Core's blocks validator rejects the whole entry when a link uses any other protocol. */
 const LINK_PROTOCOLS = new Set(['http:', 'https:', 'ftp:', 'mailto:', 'tel:']);
@@ -187,7 +278,10 @@ const LINK_PROTOCOLS = new Set(['http:', 'https:', 'ftp:', 'mailto:', 'tel:']);
 const ROOT_CONTEXT: FlowContext = { marks: {}, textBlock: paragraph, listDepth: 0 };
 
 export function htmlToBlocks(html: string, options: HtmlToBlocksOptions = {}): HtmlToBlocksResult {
-  const builder = new BlocksBuilder({ html, resolveImage: options.resolveImage ?? (() => undefined) });
+  const builder = new BlocksBuilder({
+    html,
+    resolveImage: options.resolveImage ?? ((src, alt) => ({ url: src, alternativeText: alt || null })),
+  });
   builder.appendNodes(parseHtml(html).children, ROOT_CONTEXT);
   builder.flushLoose(paragraph);
   return { blocks: builder.blocks, fallbacks: builder.fallbacks };
@@ -199,7 +293,9 @@ export function htmlToBlocks(html: string, options: HtmlToBlocksOptions = {}): H
  * as an `html` fallback are not listed: the converter never asks for them.
  */
 export function collectImageSources(html: string): string[] {
-  const urls = htmlToBlocks(html).blocks.flatMap((block) => (block.type === 'image' ? [block.image.url] : []));
+  const urls = htmlToBlocks(html).blocks.flatMap((block) =>
+    block.type === 'image' ? [block.image.url] : []
+  );
   return [...new Set(urls)];
 }
 
@@ -260,7 +356,8 @@ class BlocksBuilder {
     const figureImage = name === 'figure' ? imageFigureParts(element) : undefined;
 
     if (name === 'br') this.loose.push(textLeaf('\n', context.marks));
-    else if (mark) this.appendNodes(element.children, { ...context, marks: { ...context.marks, [mark]: true } });
+    else if (mark)
+      this.appendNodes(element.children, { ...context, marks: { ...context.marks, [mark]: true } });
     else if (name === 'a' && element.attribs.href !== undefined) this.appendLink(element, context);
     else if (name === 'p') this.appendTextBlock(element, context, paragraph);
     else if (level) this.appendTextBlock(element, context, heading(level));
@@ -268,9 +365,11 @@ class BlocksBuilder {
     else if (name === 'blockquote') this.appendQuote(element, context);
     else if (name === 'pre') this.appendCode(element, context);
     else if (name === 'img') this.appendImage(element, context);
-    else if (figureImage) this.appendImage(figureImage.img, context, figureImage.caption);
-    else if (name === 'a' || PHRASE_TAGS.has(name) || CONTAINER_TAGS.has(name)) this.appendNodes(element.children, context);
-    else if (!UNSUPPORTED_TAGS.has(name) && isUnknownInlineWrapper(element)) this.appendNodes(element.children, context);
+    else if (figureImage) this.appendImage(figureImage.img, context, figureImage.caption, element);
+    else if (name === 'a' || PHRASE_TAGS.has(name) || CONTAINER_TAGS.has(name))
+      this.appendNodes(element.children, context);
+    else if (!UNSUPPORTED_TAGS.has(name) && isUnknownInlineWrapper(element))
+      this.appendNodes(element.children, context);
     else this.appendFallback(element, context);
   }
 
@@ -329,7 +428,8 @@ class BlocksBuilder {
     if (children.length === 0) return undefined;
 
     const format = list.name === 'ol' ? 'ordered' : 'unordered';
-    const node: ListNode = depth > 0 ? { type: 'list', format, indentLevel: depth, children } : { type: 'list', format, children };
+    const node: ListNode =
+      depth > 0 ? { type: 'list', format, indentLevel: depth, children } : { type: 'list', format, children };
     return { nodes: [node], fallbacks };
   }
 
@@ -338,7 +438,11 @@ class BlocksBuilder {
    * lists follow it as sibling list nodes, which is how the editor nests. Anything else, or text after
    * a nested list, has no Blocks equivalent.
    */
-  private convertListItem(item: Element, marks: Marks, depth: number): Converted<ListItemNode | ListNode> | undefined {
+  private convertListItem(
+    item: Element,
+    marks: Marks,
+    depth: number
+  ): Converted<ListItemNode | ListNode> | undefined {
     const inner = this.convertChildren(item, { marks, textBlock: paragraph, listDepth: depth + 1 });
     const leading = inner.blocks.findIndex((block) => block.type !== 'paragraph');
     const paragraphs = (leading === -1 ? inner.blocks : inner.blocks.slice(0, leading)) as ParagraphNode[];
@@ -346,7 +450,9 @@ class BlocksBuilder {
     if (!nestedLists.every((block): block is ListNode => block.type === 'list')) return undefined;
 
     const hasOwnText = paragraphs.length > 0 || nestedLists.length === 0;
-    const listItem: ListItemNode[] = hasOwnText ? [{ type: 'list-item', children: joinLines(paragraphs) }] : [];
+    const listItem: ListItemNode[] = hasOwnText
+      ? [{ type: 'list-item', children: joinLines(paragraphs) }]
+      : [];
     return { nodes: [...listItem, ...nestedLists], fallbacks: inner.fallbacks };
   }
 
@@ -368,20 +474,28 @@ class BlocksBuilder {
     }
     const language = codeLanguage(pre);
     const text: TextNode = { type: 'text', text: preformattedText(pre) };
-    this.pushBlock(language ? { type: 'code', language, children: [text] } : { type: 'code', children: [text] }, context);
+    this.pushBlock(
+      language ? { type: 'code', language, children: [text] } : { type: 'code', children: [text] },
+      context
+    );
   }
 
-  private appendImage(img: Element, context: FlowContext, caption?: string): void {
+  /** `figure` is the element kept as HTML when the image cannot become a Blocks image. */
+  private appendImage(img: Element, context: FlowContext, caption?: string, figure: Element = img): void {
     const src = img.attribs.src?.trim();
-    if (!src) {
-      this.appendFallback(img, context);
+    const alt = img.attribs.alt || caption || '';
+    const image = src ? this.source.resolveImage(src, alt) : undefined;
+    if (!image) {
+      this.appendFallback(figure, context);
       return;
     }
-    const alt = img.attribs.alt || caption || '';
-    const image = this.source.resolveImage(src, alt) ?? { url: src, alternativeText: alt || null };
     this.pushBlock(
-      { type: 'image', image: caption ? { ...image, caption } : image, children: [{ type: 'text', text: '' }] },
-      context,
+      {
+        type: 'image',
+        image: caption ? { ...image, caption } : image,
+        children: [{ type: 'text', text: '' }],
+      },
+      context
     );
   }
 
@@ -470,8 +584,10 @@ function normalizeWhitespace(inlines: InlineNode[]): InlineNode[] {
   const leaves = inlines.flatMap((node) => (node.type === 'link' ? node.children : [node]));
   let previous: TextNode | undefined;
   for (const leaf of leaves) {
-    if (leaf.text.startsWith(' ') && (!previous || /[ \n]$/.test(previous.text))) leaf.text = leaf.text.slice(1);
-    if (leaf.text.startsWith('\n') && previous?.text.endsWith(' ')) previous.text = previous.text.slice(0, -1);
+    if (leaf.text.startsWith(' ') && (!previous || /[ \n]$/.test(previous.text)))
+      leaf.text = leaf.text.slice(1);
+    if (leaf.text.startsWith('\n') && previous?.text.endsWith(' '))
+      previous.text = previous.text.slice(0, -1);
     if (leaf.text !== '') previous = leaf;
   }
   if (previous?.text.endsWith(' ')) previous.text = previous.text.slice(0, -1);
@@ -482,7 +598,8 @@ function normalizeWhitespace(inlines: InlineNode[]): InlineNode[] {
 function compactInlines(inlines: readonly InlineNode[]): InlineNode[] {
   const compacted: InlineNode[] = [];
   for (const node of inlines) {
-    if (node.type === 'link') compacted.push({ ...node, children: orEmptyText(compactLeaves(node.children)) });
+    if (node.type === 'link')
+      compacted.push({ ...node, children: orEmptyText(compactLeaves(node.children)) });
     else appendLeaf(compacted, node);
   }
   return compacted;
@@ -497,16 +614,21 @@ function compactLeaves(leaves: readonly TextNode[]): TextNode[] {
 function appendLeaf(target: InlineNode[], leaf: TextNode): void {
   if (leaf.text === '') return;
   const last = target[target.length - 1];
-  if (last?.type === 'text' && haveSameMarks(last, leaf)) target[target.length - 1] = { ...last, text: last.text + leaf.text };
+  if (last?.type === 'text' && haveSameMarks(last, leaf))
+    target[target.length - 1] = { ...last, text: last.text + leaf.text };
   else target.push(leaf);
 }
 
 function haveSameMarks(a: TextNode, b: TextNode): boolean {
-  return (['bold', 'italic', 'underline', 'strikethrough', 'code'] as const).every((mark) => a[mark] === b[mark]);
+  return (['bold', 'italic', 'underline', 'strikethrough', 'code'] as const).every(
+    (mark) => a[mark] === b[mark]
+  );
 }
 
 function joinLines(paragraphs: readonly ParagraphNode[]): InlineNode[] {
-  const lines = paragraphs.flatMap((block, index) => (index === 0 ? block.children : [textLeaf('\n', {}), ...block.children]));
+  const lines = paragraphs.flatMap((block, index) =>
+    index === 0 ? block.children : [textLeaf('\n', {}), ...block.children]
+  );
   return orEmptyText(compactInlines(lines));
 }
 

@@ -5,6 +5,10 @@ import { PLUGIN_ID } from '../constants';
 import type { ContractState } from './contract-gate';
 import { internalErrorMessage } from './contract-gate';
 
+/** A mapped content type's own rules (lengths, required fields) are the sender's to satisfy: 400, not 500. */
+const isStrapiValidationError = (error: unknown): error is Error =>
+  error instanceof Error && error.name === 'ValidationError';
+
 /**
  * First middleware of every contract route: Strapi's error middleware would wrap whatever a
  * controller throws in its own envelope, so errors are answered here in the contract's shape.
@@ -17,6 +21,11 @@ export default (_config: unknown, { strapi }: { strapi: Core.Strapi }) =>
       if (error instanceof ContractError) {
         ctx.status = error.status;
         ctx.body = errorBody(error.message);
+        return;
+      }
+      if (isStrapiValidationError(error)) {
+        ctx.status = 400;
+        ctx.body = errorBody(`The site's content type refused a value: ${error.message}`);
         return;
       }
       const { requestId } = ctx.state.publishBridge as ContractState;

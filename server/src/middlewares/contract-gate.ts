@@ -8,7 +8,13 @@ import { parseJsonBody } from '../utils/json-body';
 import { readRawBody } from '../utils/raw-body';
 
 /** What the gate hands to the contract routes; `body` is parsed from the verified bytes. */
-export type ContractState = { requestId: string; rawBody: Buffer; body: unknown };
+export type ContractState = {
+  requestId: string;
+  rawBody: Buffer;
+  body: unknown;
+  /** What the site adjusted while storing the request, for the activity log. */
+  notes?: string[];
+};
 
 /**
  * Koa's body parser would consume the stream before any route runs and re-encode it, so the
@@ -25,6 +31,7 @@ export function createContractGate(strapi: Core.Strapi) {
     if (ctx.path !== prefix && !ctx.path.startsWith(`${prefix}/`)) return next();
 
     const requestId = randomUUID();
+    const startedAt = Date.now();
     ctx.set('X-Request-Id', requestId);
     try {
       const rawBody = await readRawBody(ctx.req, { limit: bodyLimit, timeoutMs: bodyTimeoutMs });
@@ -49,7 +56,31 @@ export function createContractGate(strapi: Core.Strapi) {
       answerError(ctx, error, requestId);
     }
     normaliseAnswer(ctx);
+    recordActivity(ctx, requestId, startedAt, prefix);
   };
+
+  /** Queued, not awaited: the log must never slow down or fail the request it describes. */
+  function recordActivity(ctx: Context, requestId: string, startedAt: number, prefix: string) {
+    try {
+      strapi
+        .plugin(PLUGIN_ID)
+        .service('activity')
+        .record({
+          requestId,
+          receivedAt: new Date(startedAt),
+          method: ctx.method,
+          path: ctx.path,
+          pathUnderPrefix: ctx.path.slice(prefix.length),
+          status: ctx.status,
+          body: ctx.body,
+          routeId: typeof ctx.params?.id === 'string' ? ctx.params.id : undefined,
+          durationMs: Date.now() - startedAt,
+          notes: (ctx.state.publishBridge as { notes?: string[] } | undefined)?.notes,
+        });
+    } catch (error) {
+      strapi.log.warn(`[${PLUGIN_ID}] request ${requestId} was not logged: ${(error as Error).message}`);
+    }
+  }
 
   function answerError(ctx: Context, error: unknown, requestId: string) {
     if (error instanceof ContractError) {
@@ -65,22 +96,20 @@ export function createContractGate(strapi: Core.Strapi) {
 
   /** Routes that matched answer for themselves; this covers unknown paths and Strapi's own envelopes. */
   function normaliseAnswer(ctx: Context) {
-    const body = ctx.body as { error?: unknown } | undefined;
-    if (ctx.status === 404 && (body === undefined || body === null)) {
+    const body = ctx.body as { error?: unknown } | null | undefined;
+    if (ctx.status < 400 || typeof body?.error === 'string') return;
+    if (ctx.status === 404 || ctx.status === 405) {
+      // No route matched: the path is unknown, or known for other methods only.
       ctx.status = 404;
       ctx.body = errorBody(
-        `No endpoint ${ctx.method} ${ctx.path} here. The contract routes are under ${settings().config().prefix}.`
+        `No endpoint ${ctx.method} ${ctx.path} here. The contract routes are under ${settings().config().prefix}; check the base URL registered with the publisher.`
       );
       return;
     }
-    if (ctx.status >= 400 && typeof body?.error !== 'string') {
-      const message = (body?.error as { message?: unknown } | undefined)?.message;
-      ctx.body = errorBody(
-        typeof message === 'string' && ctx.status < 500
-          ? message
-          : `Request failed with status ${ctx.status}.`
-      );
-    }
+    const message = (body?.error as { message?: unknown } | undefined)?.message;
+    ctx.body = errorBody(
+      typeof message === 'string' && ctx.status < 500 ? message : `Request failed with status ${ctx.status}.`
+    );
   }
 }
 

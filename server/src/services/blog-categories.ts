@@ -1,38 +1,31 @@
 import type { Core } from '@strapi/strapi';
 import type { BlogCategoryCreate } from '../contract/schemas';
 import { PLUGIN_ID } from '../constants';
-import { RESOURCES } from '../resources';
-import type { EntityResponse } from './entities';
+import type { Resource } from '../resources';
+import type { PostResult } from './posts';
 import type { Transaction } from './transactions';
-
-const CATEGORY = RESOURCES.blogCategory;
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const plugin = () => strapi.plugin(PLUGIN_ID);
-
-  /** `parent` is a category's id when one has it, else a name (created when missing). */
-  async function resolveParent(transaction: Transaction, parent: string): Promise<string> {
-    if (await plugin().service('identities').lockDocument(transaction.trx, CATEGORY.uid, parent)) return parent;
-    return (await plugin().service('taxonomy').findOrCreate(transaction, 'blogCategory', parent)).documentId;
-  }
+  const resource = (): Resource => plugin().service('mapping').resource('blogCategory');
 
   return {
     /** An existing category with the same name or slug is returned as it is. */
-    async create(input: BlogCategoryCreate): Promise<EntityResponse> {
+    async create({ name, slug, ...rest }: BlogCategoryCreate): Promise<PostResult> {
+      const media = await plugin().service('fields').importMedia(resource(), rest);
       return plugin()
         .service('transactions')
         .run(async (transaction: Transaction) => {
-          const parent = input.parent ? await resolveParent(transaction, input.parent) : undefined;
+          const { data, notes } = await plugin()
+            .service('fields')
+            .toData(transaction, resource(), rest, media);
           const { documentId } = await plugin()
             .service('taxonomy')
-            .findOrCreate(transaction, 'blogCategory', input.name, {
-              slug: input.slug || undefined,
-              data: { description: input.description, parent },
-            });
-          return plugin().service('entities').response(CATEGORY, documentId);
+            .findOrCreate(transaction, 'blogCategory', name, { slug: slug || undefined, data });
+          return { ...(await plugin().service('entities').response(resource(), documentId)), notes };
         });
     },
 
-    remove: (documentId: string) => plugin().service('entities').remove(CATEGORY, documentId),
+    remove: (documentId: string) => plugin().service('entities').remove(resource(), documentId),
   };
 };

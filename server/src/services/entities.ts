@@ -14,7 +14,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   return {
     async response(resource: Resource, documentId: string): Promise<EntityResponse> {
       const urls = plugin().service('urls');
-      if (!resource.pageType || !resource.slugField || !urls.hasTemplate(resource.pageType)) return { id: documentId };
+      if (!resource.pageType || !resource.slugField || !urls.hasTemplate(resource.pageType))
+        return { id: documentId };
       const entry = await strapi
         .documents(resource.uid as never)
         .findOne({ documentId, fields: [resource.slugField] } as never);

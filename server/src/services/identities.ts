@@ -1,8 +1,28 @@
+import { createHash } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
 import { UIDS } from '../constants';
 
 type Knex = any;
 type Trx = unknown;
+
+/** The natural_key column is a varchar(255). */
+const KEY_COLUMN_MAX = 255;
+/** Characters that every supported collation compares one to one (checked against MariaDB's *_ci collations). */
+const PLAIN_KEY = /^[a-z0-9:._~-]+( [a-z0-9:._~-]+)*$/;
+
+/**
+ * The form a key is stored in. PostgreSQL and SQLite compare keys byte for byte, but MySQL and
+ * MariaDB compare them through the column's collation, where "Abc" = "abc", "résumé" = "resume"
+ * and "straße" = "strasse", and names can outgrow the column. So only keys made of characters
+ * every collation keeps apart are stored as they are; any other key is stored as its kind and a
+ * SHA-256 digest, which compares the same everywhere. "#" never occurs in a plain key, so the
+ * two forms cannot collide.
+ */
+export function storedKey(key: string): string {
+  if (key.length <= KEY_COLUMN_MAX && PLAIN_KEY.test(key)) return key;
+  const kind = /^[a-z_]+:/.exec(key)?.[0] ?? '';
+  return `${kind}#${createHash('sha256').update(key, 'utf8').digest('hex')}`;
+}
 
 /**
  * Natural keys of entities (a post's source_id, a category's name, a slug) in a table with a
@@ -39,7 +59,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       let query = knex()(table.name)
         .transacting(trx)
         .select(table.column('target'))
-        .where({ [table.column('resource')]: resource, [table.column('naturalKey')]: key })
+        .where({ [table.column('resource')]: resource, [table.column('naturalKey')]: storedKey(key) })
         .first();
       if (locksRows()) query = query.forUpdate();
       const row = await query;
@@ -54,7 +74,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         .transacting(trx)
         .insert({
           [table.column('resource')]: resource,
-          [table.column('naturalKey')]: key,
+          [table.column('naturalKey')]: storedKey(key),
           [table.column('target')]: target,
           [table.column('createdAt')]: now,
           [table.column('updatedAt')]: now,
@@ -66,7 +86,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const table = identities();
       await knex()(table.name)
         .transacting(trx)
-        .where({ [table.column('resource')]: resource, [table.column('naturalKey')]: key })
+        .where({ [table.column('resource')]: resource, [table.column('naturalKey')]: storedKey(key) })
         .delete();
     },
 
@@ -115,7 +135,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * claims. The caller claims `slug:<slug>` once the entry exists, so a concurrent request
      * that picked the same slug loses at the unique index and is retried.
      */
-    async freeSlug(trx: Trx, resource: string, uid: string, base: string): Promise<string> {
+    async freeSlug(
+      trx: Trx,
+      resource: string,
+      uid: string,
+      slugField: string,
+      base: string
+    ): Promise<string> {
       const table = tableOf(uid);
       const registry = identities();
       for (let suffix = 1; ; suffix += 1) {
@@ -125,14 +151,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           .first(registry.column('id'))
           .where({
             [registry.column('resource')]: resource,
-            [registry.column('naturalKey')]: `slug:${candidate}`,
+            [registry.column('naturalKey')]: storedKey(`slug:${candidate}`),
           });
         const used =
           claimed ??
           (await knex()(table.name)
             .transacting(trx)
             .first(table.column('id'))
-            .where(table.column('slug'), candidate));
+            .where(table.column(slugField), candidate));
         if (!used) return candidate;
       }
     },

@@ -1,15 +1,15 @@
 import type { Core } from '@strapi/strapi';
-import { publishDateToIso } from '../contract/dates';
 import type { PostCreate, PostUpdate } from '../contract/schemas';
 import { PLUGIN_ID } from '../constants';
-import { RESOURCES } from '../resources';
-import type { EntityResponse } from './entities';
+import type { Resource } from '../resources';
 import { toSlug } from '../utils/slug';
+import type { EntityResponse } from './entities';
+import type { MediaMap } from './fields';
 import type { Transaction } from './transactions';
 
-const POST = RESOURCES.post;
-const RESOURCE = POST.registry;
 const sourceKey = (sourceId: string) => `source:${sourceId}`;
+
+export type PostResult = EntityResponse & { notes: string[] };
 
 /**
  * Posts as the contract sees them (section 2.1, states in section 3): `publish` means the
@@ -20,36 +20,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const plugin = () => strapi.plugin(PLUGIN_ID);
   const transactions = () => plugin().service('transactions');
   const identities = () => plugin().service('identities');
-  const taxonomy = () => plugin().service('taxonomy');
-  const posts = () => strapi.documents(POST.uid as never);
-
-  /** Only the fields present in `input` become data, so omitted ones keep their stored values. */
-  async function toData(transaction: Transaction, input: PostUpdate): Promise<Record<string, unknown>> {
-    const data: Record<string, unknown> = {};
-    if (input.title !== undefined) data.title = input.title;
-    if (input.content !== undefined) data.content = input.content;
-    if (input.excerpt !== undefined) data.excerpt = input.excerpt;
-    if (input.date !== undefined)
-      data.publishDate = publishDateToIso(input.date, plugin().service('settings').config().timezone);
-    if (input.featured_image !== undefined) data.featuredImage = input.featured_image || null;
-    if (input.reading_time !== undefined) data.readingTime = input.reading_time;
-    if (input.source_id !== undefined) data.sourceId = input.source_id;
-    if (input.seo?.title !== undefined) data.seoTitle = input.seo.title;
-    if (input.seo?.description !== undefined) data.seoDescription = input.seo.description;
-    if (input.seo?.keywords !== undefined) data.seoKeywords = input.seo.keywords;
-    if (input.categories !== undefined) {
-      data.categories = { set: await taxonomy().resolveNames(transaction, 'blogCategory', input.categories) };
-    }
-    if (input.tags !== undefined) {
-      data.tags = { set: await taxonomy().resolveNames(transaction, 'tag', input.tags) };
-    }
-    if (input.author !== undefined) {
-      data.author = input.author.trim()
-        ? (await taxonomy().findOrCreate(transaction, 'author', input.author)).documentId
-        : null;
-    }
-    return data;
-  }
+  const fields = () => plugin().service('fields');
+  const resource = (): Resource => plugin().service('mapping').resource('post');
+  const posts = () => strapi.documents(resource().uid as never);
 
   async function isPublished(documentId: string) {
     return Boolean(
@@ -57,19 +30,40 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     );
   }
 
-  const toEntity = (documentId: string) => plugin().service('entities').response(POST, documentId);
+  /** The stored values a partial update merges into (the seo object), read only when needed. */
+  async function mergeBase(documentId: string, input: PostUpdate) {
+    const seo = resource().fields.seo;
+    if (input.seo === undefined || !seo || !['json', 'seoComponent'].includes(seo.adapter)) return null;
+    return posts().findOne({ documentId, populate: [seo.attribute] } as never) as Promise<Record<
+      string,
+      unknown
+    > | null>;
+  }
 
   /** The source_id names this post from now on, unless another post already holds it. */
   async function linkSource(transaction: Transaction, sourceId: string, documentId: string) {
-    const holder = await identities().lookup(transaction.trx, RESOURCE, sourceKey(sourceId));
-    if (!holder) await identities().claim(transaction.trx, RESOURCE, sourceKey(sourceId), documentId);
+    const holder = await identities().lookup(transaction.trx, resource().registry, sourceKey(sourceId));
+    if (!holder)
+      await identities().claim(transaction.trx, resource().registry, sourceKey(sourceId), documentId);
   }
 
-  async function applyUpdate(transaction: Transaction, documentId: string, input: PostUpdate) {
-    const data = await toData(transaction, input);
+  async function applyUpdate(
+    transaction: Transaction,
+    documentId: string,
+    input: PostUpdate,
+    media: MediaMap
+  ) {
+    const { draftAndPublish } = resource();
+    const { data, notes } = await fields().toData(
+      transaction,
+      resource(),
+      input,
+      media,
+      await mergeBase(documentId, input)
+    );
     if (input.source_id) await linkSource(transaction, input.source_id, documentId);
-    const published = await isPublished(documentId);
-    const shouldBePublished = input.status ? input.status === 'publish' : published;
+    const published = draftAndPublish && (await isPublished(documentId));
+    const shouldBePublished = draftAndPublish && (input.status ? input.status === 'publish' : published);
 
     if (Object.keys(data).length > 0) {
       await posts().update({
@@ -81,25 +75,26 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       await posts().publish({ documentId } as never);
     }
     if (published && !shouldBePublished) await posts().unpublish({ documentId } as never);
-    return toEntity(documentId);
+    if (input.status === 'draft' && !draftAndPublish) {
+      notes.push(`${resource().uid} has no draft & publish, so the post stays published.`);
+    }
+    return { ...(await plugin().service('entities').response(resource(), documentId)), notes };
   }
 
-  async function createNew(transaction: Transaction, input: PostCreate) {
-    const data = await toData(transaction, input);
-    const slug = await identities().freeSlug(
-      transaction.trx,
-      RESOURCE,
-      POST.uid,
-      toSlug(input.title, RESOURCE)
-    );
+  async function createNew(transaction: Transaction, input: PostCreate, media: MediaMap) {
+    const { registry, uid, slugField } = resource();
+    const { data, notes } = await fields().toData(transaction, resource(), input, media);
+    const slug = slugField
+      ? await identities().freeSlug(transaction.trx, registry, uid, slugField, toSlug(input.title, registry))
+      : undefined;
     const post = await posts().create({
-      data: { ...data, slug },
+      data: slugField ? { ...data, [slugField]: slug } : data,
       ...(input.status === 'publish' ? { status: 'published' } : {}),
     } as never);
-    await identities().claim(transaction.trx, RESOURCE, `slug:${slug}`, post.documentId);
+    if (slug) await identities().claim(transaction.trx, registry, `slug:${slug}`, post.documentId);
     if (input.source_id)
-      await identities().claim(transaction.trx, RESOURCE, sourceKey(input.source_id), post.documentId);
-    return toEntity(post.documentId);
+      await identities().claim(transaction.trx, registry, sourceKey(input.source_id), post.documentId);
+    return { ...(await plugin().service('entities').response(resource(), post.documentId)), notes };
   }
 
   return {
@@ -108,24 +103,28 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * and republishes never duplicate. A post deleted in Strapi meanwhile is not resurrected:
      * the source_id is relinked to a new post.
      */
-    async create(input: PostCreate): Promise<EntityResponse & { created: boolean }> {
+    async create(input: PostCreate): Promise<PostResult & { created: boolean }> {
+      const media = await fields().importMedia(resource(), input);
       return transactions().run(async (transaction: Transaction) => {
         if (input.source_id) {
-          const keys = [sourceKey(input.source_id)];
-          const known = await identities().findLive(transaction.trx, RESOURCE, POST.uid, keys);
-          if (known) return { ...(await applyUpdate(transaction, known, input)), created: false };
+          const { registry, uid } = resource();
+          const known = await identities().findLive(transaction.trx, registry, uid, [
+            sourceKey(input.source_id),
+          ]);
+          if (known) return { ...(await applyUpdate(transaction, known, input, media)), created: false };
         }
-        return { ...(await createNew(transaction, input)), created: true };
+        return { ...(await createNew(transaction, input, media)), created: true };
       });
     },
 
-    async update(documentId: string, input: PostUpdate): Promise<EntityResponse> {
+    async update(documentId: string, input: PostUpdate): Promise<PostResult> {
+      const media = await fields().importMedia(resource(), input);
       return transactions().run(async (transaction: Transaction) => {
-        await plugin().service('entities').lockOrNotFound(transaction, POST, documentId);
-        return applyUpdate(transaction, documentId, input);
+        await plugin().service('entities').lockOrNotFound(transaction, resource(), documentId);
+        return applyUpdate(transaction, documentId, input, media);
       });
     },
 
-    remove: (documentId: string) => plugin().service('entities').remove(POST, documentId),
+    remove: (documentId: string) => plugin().service('entities').remove(resource(), documentId),
   };
 };

@@ -1,50 +1,41 @@
 import type { Core } from '@strapi/strapi';
 import type { ProductUpdate } from '../contract/schemas';
 import { PLUGIN_ID } from '../constants';
-import { RESOURCES } from '../resources';
-import type { EntityResponse } from './entities';
+import type { Resource } from '../resources';
+import type { PostResult } from './posts';
 import type { Transaction } from './transactions';
 
-const PRODUCT = RESOURCES.product;
-
-/** Product copy only (contract 2.7): price, SKU and stock belong to the shop and are never written. */
+/**
+ * Product copy only (contract 2.7): the schema has no price, SKU or stock, so whatever the
+ * site's product type keeps there is never written.
+ */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const plugin = () => strapi.plugin(PLUGIN_ID);
-  const products = () => strapi.documents(PRODUCT.uid as never);
-
-  async function toData(transaction: Transaction, input: ProductUpdate) {
-    const taxonomy = plugin().service('taxonomy');
-    const data: Record<string, unknown> = {};
-    if (input.name !== undefined) data.name = input.name;
-    if (input.type !== undefined) data.type = input.type;
-    if (input.description !== undefined) data.description = input.description;
-    if (input.short_description !== undefined) data.shortDescription = input.short_description;
-    if (input.images !== undefined) data.images = input.images;
-    if (input.source_id !== undefined) data.sourceId = input.source_id;
-    if (input.categories !== undefined) {
-      data.categories = { set: await taxonomy.resolveNames(transaction, 'productCategory', input.categories) };
-    }
-    if (input.tags !== undefined) data.tags = { set: await taxonomy.resolveNames(transaction, 'tag', input.tags) };
-    return data;
-  }
+  const resource = (): Resource => plugin().service('mapping').resource('product');
 
   return {
     /** Partial: only fields present change. A published product stays published with the new copy. */
-    async update(documentId: string, input: ProductUpdate): Promise<EntityResponse> {
+    async update(documentId: string, input: ProductUpdate): Promise<PostResult> {
+      const products = strapi.documents(resource().uid as never);
+      const media = await plugin().service('fields').importMedia(resource(), input);
       return plugin()
         .service('transactions')
         .run(async (transaction: Transaction) => {
-          await plugin().service('entities').lockOrNotFound(transaction, PRODUCT, documentId);
-          const data = await toData(transaction, input);
+          await plugin().service('entities').lockOrNotFound(transaction, resource(), documentId);
+          const { data, notes } = await plugin()
+            .service('fields')
+            .toData(transaction, resource(), input, media);
           if (Object.keys(data).length > 0) {
-            const published = await products().findOne({
+            const published =
+              resource().draftAndPublish &&
+              (await products.findOne({ documentId, status: 'published', fields: ['documentId'] } as never));
+            await products.update({
               documentId,
-              status: 'published',
-              fields: ['documentId'],
+              data,
+              ...(published ? { status: 'published' } : {}),
             } as never);
-            await products().update({ documentId, data, ...(published ? { status: 'published' } : {}) } as never);
           }
-          return plugin().service('entities').response(PRODUCT, documentId);
+          return { ...(await plugin().service('entities').response(resource(), documentId)), notes };
         });
     },
   };

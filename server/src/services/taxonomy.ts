@@ -1,5 +1,6 @@
 import type { Core } from '@strapi/strapi';
-import { RESOURCES, type Resource } from '../resources';
+import { PLUGIN_ID } from '../constants';
+import type { Resource } from '../resources';
 import { toSlug } from '../utils/slug';
 import type { Transaction } from './transactions';
 
@@ -7,9 +8,10 @@ export type NamedKind = 'blogCategory' | 'tag' | 'productCategory' | 'author';
 
 export type FoundOrCreated = { documentId: string; created: boolean };
 
+/** Entities a post or product refers to by name; missing ones are created. */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const identities = () => strapi.plugin('publish-bridge').service('identities');
-  const documents = (uid: string) => strapi.documents(uid as never);
+  const plugin = () => strapi.plugin(PLUGIN_ID);
+  const identities = () => plugin().service('identities');
 
   return {
     nameKey: (name: string) => `name:${identities().normalise(name)}`,
@@ -17,7 +19,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /**
      * The entity named `name` (case-insensitive), or known by `sourceId` or `slug`: the one
      * the registry knows, else one an editor created with that name, else a new one built
-     * from `data`.
+     * from `data` (Strapi attribute values).
      */
     async findOrCreate(
       { trx }: Transaction,
@@ -25,7 +27,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       name: string,
       { data = {}, sourceId, slug }: { data?: Record<string, unknown>; sourceId?: string; slug?: string } = {}
     ): Promise<FoundOrCreated> {
-      const { uid, registry: resource, nameField, slugField }: Resource = RESOURCES[kind];
+      const {
+        uid,
+        registry: resource,
+        nameField,
+        slugField,
+      }: Resource = plugin().service('mapping').resource(kind);
       const registry = identities();
       const nameKey = this.nameKey(name);
       const sourceKeys = sourceId ? [`source:${sourceId}`] : [];
@@ -34,7 +41,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const known = await registry.findLive(trx, resource, uid, lookupKeys);
       if (known) return { documentId: known, created: false };
 
-      const existing = await documents(uid).findFirst({
+      const existing = await strapi.documents(uid as never).findFirst({
         filters: { [nameField]: { $eqi: name.trim() } },
         fields: ['documentId'],
       } as never);
@@ -44,9 +51,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       }
 
       const freeSlug = slugField
-        ? await registry.freeSlug(trx, resource, uid, toSlug(slug ?? name, resource))
+        ? await registry.freeSlug(trx, resource, uid, slugField, toSlug(slug ?? name, resource))
         : undefined;
-      const created = await documents(uid).create({
+      const created = await strapi.documents(uid as never).create({
         data: { ...data, [nameField]: name.trim(), ...(slugField ? { [slugField]: freeSlug } : {}) },
         status: 'published',
       } as never);

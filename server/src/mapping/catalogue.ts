@@ -1,0 +1,195 @@
+/**
+ * What each resource's contract fields may be stored in. A site maps a resource onto its own
+ * content type by naming, for each contract field, the attribute that holds it; the plugin's
+ * own types use the defaults below.
+ */
+
+export const RESOURCE_KINDS = [
+  'post',
+  'blogCategory',
+  'tag',
+  'author',
+  'product',
+  'productCategory',
+] as const;
+export type ResourceKind = (typeof RESOURCE_KINDS)[number];
+
+/** How a value is written, chosen from the target attribute's type. */
+export type Adapter =
+  | 'text'
+  | 'blocks'
+  | 'datetime'
+  | 'date'
+  | 'relation'
+  | 'names'
+  | 'media'
+  | 'json'
+  | 'seoComponent'
+  | 'seoFields';
+
+/** A contract field's role, which decides the adapters it accepts. */
+type FieldRole = 'text' | 'html' | 'date' | 'names' | 'name' | 'image' | 'images' | 'seo' | 'parent';
+
+export const FIELD_ROLES: Record<ResourceKind, Record<string, FieldRole>> = {
+  post: {
+    title: 'text',
+    slug: 'text',
+    content: 'html',
+    excerpt: 'text',
+    date: 'date',
+    categories: 'names',
+    tags: 'names',
+    author: 'name',
+    featured_image: 'image',
+    reading_time: 'text',
+    seo: 'seo',
+    source_id: 'text',
+  },
+  blogCategory: { name: 'text', slug: 'text', description: 'text', parent: 'parent' },
+  tag: { name: 'text', slug: 'text' },
+  author: {
+    display_name: 'text',
+    username: 'text',
+    email: 'text',
+    first_name: 'text',
+    last_name: 'text',
+    description: 'text',
+    role: 'text',
+    url: 'text',
+  },
+  product: {
+    name: 'text',
+    slug: 'text',
+    type: 'text',
+    description: 'html',
+    short_description: 'html',
+    categories: 'names',
+    tags: 'names',
+    images: 'images',
+    source_id: 'text',
+  },
+  productCategory: {
+    name: 'text',
+    slug: 'text',
+    description: 'text',
+    image: 'image',
+    parent: 'parent',
+    source_id: 'text',
+  },
+};
+
+/** The field that names an entity: taxonomy is found and created by it, pages are titled by it. */
+export const NAME_FIELD: Record<ResourceKind, string> = {
+  post: 'title',
+  blogCategory: 'name',
+  tag: 'name',
+  author: 'display_name',
+  product: 'name',
+  productCategory: 'name',
+};
+
+/** Where a relation-typed field must point. */
+export const RELATION_TARGETS: Partial<Record<ResourceKind, Record<string, ResourceKind>>> = {
+  post: { categories: 'blogCategory', tags: 'tag', author: 'author' },
+  blogCategory: { parent: 'blogCategory' },
+  product: { categories: 'productCategory', tags: 'tag' },
+  productCategory: { parent: 'productCategory' },
+};
+
+const TEXT_TYPES = ['string', 'text', 'richtext', 'email', 'uid', 'enumeration'];
+
+/** Adapters a role accepts, by the target attribute's Strapi type. */
+export function adapterFor(role: FieldRole, attributeType: string): Adapter | undefined {
+  const isText = TEXT_TYPES.includes(attributeType);
+  switch (role) {
+    case 'text':
+      return isText ? 'text' : attributeType === 'blocks' ? 'blocks' : undefined;
+    case 'html':
+      return isText ? 'text' : attributeType === 'blocks' ? 'blocks' : undefined;
+    case 'date':
+      if (attributeType === 'datetime' || attributeType === 'date') return attributeType;
+      return isText ? 'text' : undefined;
+    case 'names':
+      if (attributeType === 'relation') return 'relation';
+      return attributeType === 'json' || isText ? 'names' : undefined;
+    case 'name':
+    case 'parent':
+      if (attributeType === 'relation') return 'relation';
+      return isText ? 'text' : undefined;
+    case 'image':
+      if (attributeType === 'media') return 'media';
+      return isText ? 'text' : undefined;
+    case 'images':
+      if (attributeType === 'media') return 'media';
+      return attributeType === 'json' ? 'json' : undefined;
+    case 'seo':
+      if (attributeType === 'component') return 'seoComponent';
+      return attributeType === 'json' ? 'json' : undefined;
+  }
+}
+
+export type FieldMapping = string | { title?: string; description?: string; keywords?: string };
+
+/** The plugin's own content types, used for every resource a site does not map. */
+export const DEFAULT_MAPPING: Record<ResourceKind, { uid: string; fields: Record<string, FieldMapping> }> = {
+  post: {
+    uid: 'plugin::publish-bridge.post',
+    fields: {
+      title: 'title',
+      slug: 'slug',
+      content: 'content',
+      excerpt: 'excerpt',
+      date: 'publishDate',
+      categories: 'categories',
+      tags: 'tags',
+      author: 'author',
+      featured_image: 'featuredImage',
+      reading_time: 'readingTime',
+      seo: { title: 'seoTitle', description: 'seoDescription', keywords: 'seoKeywords' },
+      source_id: 'sourceId',
+    },
+  },
+  blogCategory: {
+    uid: 'plugin::publish-bridge.blog-category',
+    fields: { name: 'name', slug: 'slug', description: 'description', parent: 'parent' },
+  },
+  tag: { uid: 'plugin::publish-bridge.tag', fields: { name: 'name', slug: 'slug' } },
+  author: {
+    uid: 'plugin::publish-bridge.author',
+    fields: {
+      display_name: 'displayName',
+      username: 'username',
+      email: 'email',
+      first_name: 'firstName',
+      last_name: 'lastName',
+      description: 'description',
+      role: 'role',
+      url: 'url',
+    },
+  },
+  product: {
+    uid: 'plugin::publish-bridge.product',
+    fields: {
+      name: 'name',
+      slug: 'slug',
+      type: 'type',
+      description: 'description',
+      short_description: 'shortDescription',
+      categories: 'categories',
+      tags: 'tags',
+      images: 'images',
+      source_id: 'sourceId',
+    },
+  },
+  productCategory: {
+    uid: 'plugin::publish-bridge.product-category',
+    fields: {
+      name: 'name',
+      slug: 'slug',
+      description: 'description',
+      image: 'image',
+      parent: 'parent',
+      source_id: 'sourceId',
+    },
+  },
+};

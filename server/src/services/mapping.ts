@@ -1,0 +1,59 @@
+import type { Core } from '@strapi/strapi';
+import type { PluginConfig } from '../config';
+import { PLUGIN_ID } from '../constants';
+import { RESOURCE_KINDS, type ResourceKind } from '../mapping/catalogue';
+import { resolveMapping, type AttributeSchema, type ResolvedMapping } from '../mapping/resolve';
+import { describeResource, type Resource } from '../resources';
+
+type Schema = { attributes: Record<string, AttributeSchema>; options?: { draftAndPublish?: boolean } };
+
+/** Where each resource is stored: the site's own types from `contentTypes`, else the plugin's. */
+export default ({ strapi }: { strapi: Core.Strapi }) => {
+  let resolved: ResolvedMapping | undefined;
+  let resources: Record<ResourceKind, Resource> | undefined;
+
+  const lookup = (schema: Schema | undefined) =>
+    schema && { attributes: schema.attributes, draftAndPublish: schema.options?.draftAndPublish === true };
+
+  return {
+    /** Resolved once, after every content type is registered; a site's schema does not change while it runs. */
+    resolve(): ResolvedMapping {
+      if (!resolved) {
+        const { contentTypes } = strapi.config.get(`plugin::${PLUGIN_ID}`) as PluginConfig;
+        resolved = resolveMapping(
+          contentTypes,
+          (uid) => lookup(strapi.contentTypes[uid as never] as unknown as Schema | undefined),
+          (uid) => lookup(strapi.components[uid as never] as unknown as Schema | undefined)
+        );
+      }
+      return resolved;
+    },
+
+    resource(kind: ResourceKind): Resource {
+      if (!resources) {
+        const { resources: all } = this.resolve();
+        resources = Object.fromEntries(
+          RESOURCE_KINDS.map((name) => [name, describeResource(all[name])])
+        ) as Record<ResourceKind, Resource>;
+      }
+      return resources[kind];
+    },
+
+    /** Stops the boot on a mapping that names a missing type or attribute, and says once what is not stored. */
+    assertValid() {
+      const { problems, resources: all } = this.resolve();
+      if (problems.length > 0) {
+        throw new Error(
+          `Invalid "contentTypes" mapping for plugin "${PLUGIN_ID}" in config/plugins:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`
+        );
+      }
+      for (const kind of RESOURCE_KINDS) {
+        const { uid, unmapped } = all[kind];
+        if (!uid.startsWith(`plugin::${PLUGIN_ID}.`)) {
+          const skipped = unmapped.length > 0 ? `; not stored: ${unmapped.join(', ')}` : '';
+          strapi.log.info(`[${PLUGIN_ID}] ${kind} is stored in ${uid}${skipped}`);
+        }
+      }
+    },
+  };
+};

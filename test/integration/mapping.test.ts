@@ -1,0 +1,160 @@
+import { startSite, type Site } from '../helpers/site';
+
+/** The example maps posts, blog categories and authors onto its own blog types. */
+const ARTICLE = 'api::article.article';
+const CATEGORY = 'api::category.category';
+const AUTHOR = 'api::author.author';
+
+let site: Site;
+const documents = (uid: string) => site.strapi.documents(uid as never) as any;
+
+beforeAll(async () => {
+  site = await startSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'site' });
+});
+afterAll(async () => {
+  await site?.stop();
+});
+
+const CONTENT = [
+  '<h2>Why grind fresh</h2>',
+  '<p>Ground coffee goes <strong>stale</strong> in <a href="https://example.com/stale">minutes</a>.</p>',
+  '<ul><li>Burr grinders</li><li>Blade grinders<ul><li>cheap</li></ul></li></ul>',
+  '<table><tr><td>Size</td><td>Use</td></tr></table>',
+].join('');
+
+const LONG_TITLE = 'How to grind coffee at home for espresso, pour-over and French press brewing';
+
+async function publishArticle(body: Record<string, unknown> = {}) {
+  const reply = await site.send('POST', '/posts', {
+    title: 'Grinding coffee at home',
+    content: CONTENT,
+    status: 'publish',
+    excerpt: 'A short guide to grinders.',
+    date: '2026-03-01 09:30:00',
+    categories: ['Brewing', 'Gear'],
+    tags: ['grinder', 'espresso'],
+    author: 'Ada Barista',
+    reading_time: '4 min',
+    seo: {
+      title: LONG_TITLE,
+      description: 'Everything you need to know about grinding coffee beans at home, from burrs to blades.',
+      keywords: ['coffee', 'grinder'],
+    },
+    source_id: 'map-1',
+    ...body,
+  });
+  expect(reply.status).toBe(200);
+  return reply.body as { id: string; url?: string };
+}
+
+test('a publish lands in the site types, readable through Strapi REST API as a blog frontend reads it', async () => {
+  const { id } = await publishArticle();
+  const response = await fetch(`${site.baseUrl}/api/articles/${id}?populate=*`);
+  expect(response.status).toBe(200);
+  const { data } = (await response.json()) as { data: any };
+  expect(data).toMatchObject({
+    documentId: id,
+    title: 'Grinding coffee at home',
+    slug: 'grinding-coffee-at-home',
+    description: 'A short guide to grinders.',
+    publishedDate: '2026-03-01T09:30:00.000Z',
+    readingTime: '4 min',
+    tags: ['grinder', 'espresso'],
+    sourceId: 'map-1',
+    author: { name: 'Ada Barista' },
+  });
+  expect(data.categories.map((category: { name: string }) => category.name)).toEqual(['Brewing', 'Gear']);
+  expect(data.content).toEqual([
+    { type: 'heading', level: 2, children: [{ type: 'text', text: 'Why grind fresh' }] },
+    {
+      type: 'paragraph',
+      children: [
+        { type: 'text', text: 'Ground coffee goes ' },
+        { type: 'text', text: 'stale', bold: true },
+        { type: 'text', text: ' in ' },
+        { type: 'link', url: 'https://example.com/stale', children: [{ type: 'text', text: 'minutes' }] },
+        { type: 'text', text: '.' },
+      ],
+    },
+    {
+      type: 'list',
+      format: 'unordered',
+      children: [
+        { type: 'list-item', children: [{ type: 'text', text: 'Burr grinders' }] },
+        { type: 'list-item', children: [{ type: 'text', text: 'Blade grinders' }] },
+        {
+          type: 'list',
+          format: 'unordered',
+          indentLevel: 1,
+          children: [{ type: 'list-item', children: [{ type: 'text', text: 'cheap' }] }],
+        },
+      ],
+    },
+    {
+      type: 'code',
+      language: 'html',
+      children: [{ type: 'text', text: '<table><tr><td>Size</td><td>Use</td></tr></table>' }],
+    },
+  ]);
+  // metaTitle holds at most 60 characters: the title was cut at a word boundary, not refused.
+  expect(data.seo.metaTitle.length).toBeLessThanOrEqual(60);
+  expect(LONG_TITLE.startsWith(data.seo.metaTitle)).toBe(true);
+  expect(LONG_TITLE[data.seo.metaTitle.length]).toBe(' ');
+  expect(data.seo).toMatchObject({
+    metaDescription: 'Everything you need to know about grinding coffee beans at home, from burrs to blades.',
+    keywords: 'coffee, grinder',
+  });
+  // The plugin's own post type stays empty: the mapping is honoured.
+  expect(await documents('plugin::publish-bridge.post').count({})).toBe(0);
+});
+
+test('every PUT shape keeps what it does not send, with the seo component merged', async () => {
+  const { id } = await publishArticle({ source_id: 'map-2', title: 'Second article' });
+  const read = () => documents(ARTICLE).findOne({ documentId: id, populate: ['categories', 'author', 'seo'] });
+  const before = await read();
+
+  expect((await site.send('PUT', `/posts/${id}`, { content: '<p>Only the body changed.</p>', source_id: 'map-2' })).status).toBe(200);
+  const afterContent = await read();
+  expect(afterContent.content).toEqual([{ type: 'paragraph', children: [{ type: 'text', text: 'Only the body changed.' }] }]);
+  for (const field of ['title', 'slug', 'description', 'publishedDate', 'readingTime', 'tags', 'sourceId']) {
+    expect(afterContent[field]).toEqual(before[field]);
+  }
+  expect(afterContent.categories.map((c: any) => c.documentId)).toEqual(before.categories.map((c: any) => c.documentId));
+  expect(afterContent.author.documentId).toBe(before.author.documentId);
+  expect({ ...afterContent.seo, id: undefined }).toEqual({ ...before.seo, id: undefined });
+
+  const description = 'A brand new description that is long enough for the SEO component rules.';
+  expect((await site.send('PUT', `/posts/${id}`, { seo: { description } })).status).toBe(200);
+  const afterSeo = await read();
+  expect(afterSeo.seo).toMatchObject({ metaTitle: before.seo.metaTitle, keywords: before.seo.keywords, metaDescription: description });
+
+  expect((await site.send('PUT', `/posts/${id}`, { status: 'draft' })).status).toBe(200);
+  expect(await documents(ARTICLE).findOne({ documentId: id, status: 'published' })).toBeNull();
+  const draft = await read();
+  expect(draft.title).toBe('Second article');
+  expect((await site.send('PUT', `/posts/${id}`, { status: 'publish' })).status).toBe(200);
+  expect(await documents(ARTICLE).findOne({ documentId: id, status: 'published' })).not.toBeNull();
+});
+
+test('categories and authors are the site types, reused case-insensitively; delete removes the article', async () => {
+  const { id } = await publishArticle({ source_id: 'map-3', title: 'Third', categories: ['BREWING'], author: 'ada barista' });
+  expect(await documents(CATEGORY).count({ filters: { name: { $eqi: 'brewing' } } })).toBe(1);
+  expect(await documents(AUTHOR).count({ filters: { name: { $eqi: 'ada barista' } } })).toBe(1);
+
+  const category = await site.send('POST', '/blog-categories', { name: 'Recipes', description: 'Drinks to make', parent: 'Brewing' });
+  const stored = await documents(CATEGORY).findOne({ documentId: category.body.id, populate: ['parent'] });
+  expect(stored).toMatchObject({ name: 'Recipes', description: 'Drinks to make', slug: 'recipes', parent: { name: 'Brewing' } });
+
+  const author = await site.send('POST', '/authors', { display_name: 'Grace', email: 'grace@example.com', description: 'Roaster' });
+  expect(await documents(AUTHOR).findOne({ documentId: author.body.id })).toMatchObject({ name: 'Grace', email: 'grace@example.com', bio: 'Roaster' });
+
+  expect((await site.send('DELETE', `/posts/${id}`)).body).toEqual({ id, deleted: true });
+  expect(await documents(ARTICLE).findOne({ documentId: id })).toBeNull();
+});
+
+test('the page list shows mapped articles and categories', async () => {
+  const items = (await site.send('GET', '/pages?per_page=250')).body;
+  const article = items.find((item: any) => item.type === 'post' && item.slug === 'grinding-coffee-at-home');
+  expect(article).toMatchObject({ title: 'Grinding coffee at home', categories: ['Brewing', 'Gear'], tags: ['grinder', 'espresso'] });
+  expect(items.some((item: any) => item.type === 'category' && item.title === 'Brewing')).toBe(true);
+});
