@@ -42,6 +42,17 @@ export const pluginConfigSchema = z
     site: z.object({ name: z.string().optional(), url: z.string().optional() }),
     /** How long a read of the stored settings may be reused; bounds how long two instances disagree. */
     settingsCacheMs: z.number().int().min(0).max(60_000),
+    /** The activity log keeps at most `maxEntries` rows, none older than `maxAgeDays`. */
+    activityLog: z
+      .object({
+        maxEntries: z.number().int().min(100).max(10_000_000),
+        maxAgeDays: z.number().int().min(1).max(3650),
+      })
+      .strict(),
+    /** How long the server waits for the platform's delivery-log endpoint. */
+    platform: z.object({ timeoutMs: z.number().int().min(500).max(120_000) }).strict(),
+    /** How long "Test connection" waits for the site's own handshake through its public URL. */
+    connectionTest: z.object({ timeoutMs: z.number().int().min(500).max(120_000) }).strict(),
   })
   .strict();
 
@@ -63,6 +74,9 @@ export default {
     timezone: 'UTC',
     site: {},
     settingsCacheMs: 2_000,
+    activityLog: { maxEntries: 10_000, maxAgeDays: 30 },
+    platform: { timeoutMs: 10_000 },
+    connectionTest: { timeoutMs: 10_000 },
   } satisfies PluginConfig,
   validator(config: unknown) {
     const result = pluginConfigSchema.safeParse(config);

@@ -5,6 +5,7 @@ import author from './author';
 import product from './product';
 import productCategory from './product-category';
 import identity from './identity';
+import activityEntry from './activity-entry';
 
 export default {
   post,
@@ -14,4 +15,5 @@ export default {
   product,
   'product-category': productCategory,
   identity,
+  'activity-entry': activityEntry,
 };

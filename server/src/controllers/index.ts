@@ -1,3 +1,7 @@
+import adminActivity from './admin-activity';
+import adminConnectionTest from './admin-connection-test';
+import adminPlatformLogs from './admin-platform-logs';
+import adminSettings from './admin-settings';
 import authors from './authors';
 import blogCategories from './blog-categories';
 import handshake from './handshake';
@@ -7,6 +11,10 @@ import products from './products';
 import posts from './posts';
 
 export default {
+  'admin-activity': adminActivity,
+  'admin-connection-test': adminConnectionTest,
+  'admin-platform-logs': adminPlatformLogs,
+  'admin-settings': adminSettings,
   authors,
   'blog-categories': blogCategories,
   handshake,

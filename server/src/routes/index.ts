@@ -1,5 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import { PLUGIN_ID } from '../constants';
+import admin from './admin';
 import contentApi from './content-api';
 
 /** Content-API routers mount under Strapi's REST prefix, so the router takes the rest of the configured path. */
@@ -15,6 +16,7 @@ export function contentApiRouterPrefix(strapi: Core.Strapi): string {
 }
 
 export default {
+  admin,
   'content-api': ({ strapi }: { strapi: Core.Strapi }) => ({
     ...contentApi,
     prefix: contentApiRouterPrefix(strapi),

@@ -1,9 +1,12 @@
+import activity from './activity';
 import authors from './authors';
 import blogCategories from './blog-categories';
+import connectionTest from './connection-test';
 import entities from './entities';
 import handshake from './handshake';
 import identities from './identities';
 import pages from './pages';
+import platformLogs from './platform-logs';
 import posts from './posts';
 import productCategories from './product-categories';
 import products from './products';
@@ -13,12 +16,15 @@ import transactions from './transactions';
 import urls from './urls';
 
 export default {
+  activity,
   authors,
   'blog-categories': blogCategories,
+  'connection-test': connectionTest,
   entities,
   handshake,
   identities,
   pages,
+  'platform-logs': platformLogs,
   posts,
   'product-categories': productCategories,
   products,

@@ -1,7 +1,13 @@
 import type { Core } from '@strapi/strapi';
-import { CAPABILITIES, type Capability, type CapabilitySettings } from '../contract/capabilities';
+import {
+  CAPABILITIES,
+  CAPABILITY_DESCRIPTIONS,
+  type Capability,
+  type CapabilitySettings,
+} from '../contract/capabilities';
 import type { PluginConfig } from '../config';
 import { API_KEY_ENV, PLUGIN_ID } from '../constants';
+import type { ActivityItem } from './activity';
 
 /** What the plugin keeps in Strapi's core store. Keys are stored encrypted, never in plain text. */
 export type StoredSettings = {
@@ -9,16 +15,46 @@ export type StoredSettings = {
   /** The key replaced by the last rotation, honoured until `acceptUntil` (ms since epoch). */
   previousApiKey?: StoredSecret & { acceptUntil: number };
   capabilities?: Partial<Record<Capability, boolean>>;
+  /** Where the platform's delivery log is read, and the key its log endpoint accepts. */
+  platform?: { url?: string; apiKey?: StoredSecret };
 };
 
 export type StoredSecret = { ciphertext: string; last4: string; setAt: string };
 
 export type ConnectionStatus = { lastHandshakeAt?: string };
 
+/** A key as the admin panel may see it: never the key, only its last characters. */
+export type MaskedSecret = { last4: string; setAt?: string };
+
+export type SettingsDescription = {
+  connectionKey: MaskedSecret & {
+    configured: boolean;
+    managedByEnvironment: boolean;
+    previousKeyAcceptedUntil?: string;
+  };
+  platform: { url?: string; key?: MaskedSecret };
+  encryptionAvailable: boolean;
+};
+
+export type SettingsOverview = SettingsDescription & {
+  baseUrl: string;
+  capabilities: { name: Capability; description: string; enabled: boolean; enabledByDefault: boolean }[];
+  status: { lastHandshakeAt?: string; lastRequest?: ActivityItem };
+};
+
+export type SettingsChanges = {
+  connectionKey?: { value: string; graceMs: number };
+  capabilities?: Partial<Record<Capability, boolean>>;
+  /** An empty `url` removes it; `key` replaces the stored one. */
+  platform?: { url?: string; key?: string };
+};
+
 const SETTINGS_KEY = 'settings';
 const STATUS_KEY = 'status';
 
 export class SettingsError extends Error {}
+
+const mask = (secret: string) => secret.slice(-4);
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const store = () => strapi.store({ type: 'plugin', name: PLUGIN_ID });
@@ -31,16 +67,22 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       decrypt(value: string): string | null;
     };
 
+  async function readStored(): Promise<StoredSettings> {
+    return ((await store().get({ key: SETTINGS_KEY })) as StoredSettings | null) ?? {};
+  }
+
   async function read(): Promise<StoredSettings> {
     const now = Date.now();
     if (cached && cached.expiresAt > now) return cached.settings;
-    const settings = ((await store().get({ key: SETTINGS_KEY })) as StoredSettings | null) ?? {};
+    const settings = await readStored();
     cached = { settings, expiresAt: now + config().settingsCacheMs };
     return settings;
   }
 
-  async function write(settings: StoredSettings) {
-    await store().set({ key: SETTINGS_KEY, value: settings });
+  /** Read-modify-write from the store itself: a cached copy could undo another instance's change. */
+  async function modify(change: (settings: StoredSettings) => StoredSettings) {
+    const next = change(await readStored());
+    await store().set({ key: SETTINGS_KEY, value: next });
     cached = undefined;
   }
 
@@ -48,19 +90,50 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const ciphertext = encryption().encrypt(secret);
     if (!ciphertext) {
       throw new SettingsError(
-        'Strapi has no encryption key (admin.secrets.encryptionKey, usually ENCRYPTION_KEY in .env), so the connection key cannot be stored safely. Set it and restart Strapi, or set PUBLISH_BRIDGE_API_KEY instead.'
+        'Strapi has no encryption key (admin.secrets.encryptionKey, usually ENCRYPTION_KEY in .env), so keys cannot be stored safely and the plugin will not keep them in plain text. Set it and restart Strapi; for the connection key you can set PUBLISH_BRIDGE_API_KEY instead.'
       );
     }
-    return { ciphertext, last4: secret.slice(-4), setAt: new Date().toISOString() };
+    return { ciphertext, last4: mask(secret), setAt: new Date().toISOString() };
   }
 
   const unseal = (secret: StoredSecret | undefined) =>
     secret ? encryption().decrypt(secret.ciphertext) : null;
 
+  const environmentKey = () => process.env[API_KEY_ENV] || undefined;
+
+  function rotateKey(settings: StoredSettings, apiKey: string, graceMs: number): StoredSettings {
+    const next: StoredSettings = { ...settings, apiKey: seal(apiKey) };
+    delete next.previousApiKey;
+    if (graceMs > 0 && settings.apiKey) {
+      next.previousApiKey = { ...settings.apiKey, acceptUntil: Date.now() + graceMs };
+    }
+    return next;
+  }
+
+  function changePlatform(settings: StoredSettings, changes: NonNullable<SettingsChanges['platform']>) {
+    const platform = { ...settings.platform };
+    if (changes.url !== undefined) {
+      if (changes.url === '') delete platform.url;
+      else platform.url = changes.url;
+    }
+    if (changes.key !== undefined) platform.apiKey = seal(changes.key);
+    return { ...settings, platform };
+  }
+
   return {
     config,
 
-    environmentKey: () => process.env[API_KEY_ENV] || undefined,
+    environmentKey,
+
+    /**
+     * The `{base_url}` to register with the publisher: Strapi's public `server.url` when it is
+     * an absolute URL, else the origin the admin reached this server at, plus the prefix.
+     */
+    baseUrl(requestOrigin: string): string {
+      const serverUrl = strapi.config.get('server.url') as string | undefined;
+      const origin = serverUrl && /^https?:\/\//i.test(serverUrl) ? serverUrl : requestOrigin;
+      return `${origin.replace(/\/+$/, '')}${config().prefix}`;
+    },
 
     /** Keys that authenticate a request now: the current one first, then a rotated-out one in its grace period. */
     async acceptedKeys(): Promise<string[]> {
@@ -89,19 +162,88 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     read,
 
     async setCapabilities(changes: Partial<Record<Capability, boolean>>) {
-      const settings = await read();
-      await write({ ...settings, capabilities: { ...settings.capabilities, ...changes } });
+      await modify((settings) => ({ ...settings, capabilities: { ...settings.capabilities, ...changes } }));
     },
 
     /** Stores a new key; the old one keeps working for `graceMs` so in-flight deliveries are not refused. */
     async setApiKey(apiKey: string, graceMs = 0) {
-      const settings = await read();
-      const next: StoredSettings = { ...settings, apiKey: seal(apiKey) };
-      delete next.previousApiKey;
-      if (graceMs > 0 && settings.apiKey) {
-        next.previousApiKey = { ...settings.apiKey, acceptUntil: Date.now() + graceMs };
+      await modify((settings) => rotateKey(settings, apiKey, graceMs));
+    },
+
+    /** Applies every change of one save in a single write, or none of them. */
+    async update(changes: SettingsChanges) {
+      if (changes.connectionKey && environmentKey()) {
+        throw new SettingsError(
+          `The connection key is managed by the environment (${API_KEY_ENV}), so it cannot be changed here. Change the variable and restart Strapi, or unset it to manage the key in this page.`
+        );
       }
-      await write(next);
+      await modify((settings) => {
+        let next = settings;
+        if (changes.connectionKey) {
+          next = rotateKey(next, changes.connectionKey.value, changes.connectionKey.graceMs);
+        }
+        if (changes.capabilities) {
+          next = { ...next, capabilities: { ...next.capabilities, ...changes.capabilities } };
+        }
+        if (changes.platform) next = changePlatform(next, changes.platform);
+        return next;
+      });
+    },
+
+    /** The platform's delivery-log endpoint and its key, decrypted for the server's own call. */
+    async platform(): Promise<{ url?: string; apiKey?: string }> {
+      const { platform } = await read();
+      return { url: platform?.url, apiKey: unseal(platform?.apiKey) ?? undefined };
+    },
+
+    /** Everything the admin panel shows about the stored settings, with every key masked. */
+    async describe(): Promise<SettingsDescription> {
+      const settings = await read();
+      const fromEnvironment = environmentKey();
+      const previous = settings.previousApiKey;
+      const connectionKey: SettingsDescription['connectionKey'] = fromEnvironment
+        ? { configured: true, managedByEnvironment: true, last4: mask(fromEnvironment) }
+        : {
+            configured: Boolean(settings.apiKey),
+            managedByEnvironment: false,
+            last4: settings.apiKey?.last4 ?? '',
+            setAt: settings.apiKey?.setAt,
+            previousKeyAcceptedUntil:
+              previous && previous.acceptUntil > Date.now()
+                ? new Date(previous.acceptUntil).toISOString()
+                : undefined,
+          };
+      const platformKey = settings.platform?.apiKey;
+      return {
+        connectionKey,
+        platform: {
+          url: settings.platform?.url,
+          key: platformKey ? { last4: platformKey.last4, setAt: platformKey.setAt } : undefined,
+        },
+        encryptionAvailable: Boolean(strapi.config.get('admin.secrets.encryptionKey')),
+      };
+    },
+
+    /** The settings page's data: masked keys, the base URL, capabilities with descriptions, and the last exchanges. */
+    async overview(requestOrigin: string): Promise<SettingsOverview> {
+      const [description, capabilities, status, lastRequest] = await Promise.all([
+        this.describe(),
+        this.capabilities(),
+        this.status(),
+        strapi.plugin(PLUGIN_ID).service('activity').latest(),
+      ]);
+      const defaults = config().capabilities;
+      return {
+        ...description,
+        baseUrl: this.baseUrl(requestOrigin),
+        capabilities: CAPABILITIES.map((name) => ({
+          name,
+          description: CAPABILITY_DESCRIPTIONS[name],
+          enabled: capabilities[name],
+          enabledByDefault: defaults[name] ?? false,
+        })),
+        status: { lastHandshakeAt: status.lastHandshakeAt, lastRequest },
+      };
     },
 
     async status(): Promise<ConnectionStatus> {

@@ -1,0 +1,33 @@
+/** Admin API of the settings page, mounted by Strapi under `/publish-bridge`. */
+const guardedBy = (action: 'settings.read' | 'settings.update' | 'logs.read') => ({
+  policies: [
+    'admin::isAuthenticatedAdmin',
+    { name: 'admin::hasPermissions', config: { actions: [`plugin::publish-bridge.${action}`] } },
+  ],
+});
+
+export default {
+  type: 'admin',
+  routes: [
+    { method: 'GET', path: '/settings', handler: 'admin-settings.find', config: guardedBy('settings.read') },
+    {
+      method: 'PUT',
+      path: '/settings',
+      handler: 'admin-settings.update',
+      config: guardedBy('settings.update'),
+    },
+    {
+      method: 'POST',
+      path: '/connection-test',
+      handler: 'admin-connection-test.run',
+      config: guardedBy('settings.read'),
+    },
+    { method: 'GET', path: '/activity', handler: 'admin-activity.find', config: guardedBy('logs.read') },
+    {
+      method: 'GET',
+      path: '/platform-logs',
+      handler: 'admin-platform-logs.find',
+      config: guardedBy('logs.read'),
+    },
+  ],
+};

@@ -1,0 +1,283 @@
+import type { Core } from '@strapi/strapi';
+import type { PluginConfig } from '../config';
+import { PLUGIN_ID, UIDS } from '../constants';
+
+export const ACTIVITY_UID = 'plugin::publish-bridge.activity-entry';
+
+export const OUTCOMES = ['success', 'rejected', 'error'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+/** The contract's endpoints by the name the log gives them; any other request is logged as `unknown`. */
+export const CONTRACT_ACTIONS = [
+  'handshake',
+  'posts.create',
+  'posts.update',
+  'posts.delete',
+  'authors.create',
+  'blog-categories.create',
+  'blog-categories.delete',
+  'products.update',
+  'product-categories.create',
+  'product-categories.list',
+  'pages.list',
+] as const;
+
+/** One answered request as the contract gate sees it; the body is read here, never stored. */
+export type Exchange = {
+  requestId: string;
+  receivedAt: Date;
+  method: string;
+  path: string;
+  /** The path after the configured prefix, e.g. `/posts/abc`. */
+  pathUnderPrefix: string;
+  status: number;
+  body: unknown;
+  routeId?: string;
+  durationMs: number;
+  /** What the site adjusted while storing the request (a field cut to fit, an image not imported). */
+  notes?: string[];
+};
+
+export type ActivityEntry = {
+  receivedAt: Date;
+  requestId: string;
+  method: string;
+  path: string;
+  action: string;
+  httpStatus: number;
+  outcome: Outcome;
+  entityId?: string;
+  durationMs: number;
+  reason?: string;
+  notes?: string[];
+};
+
+/** A Strapi entry an id points at, for a link to the Content Manager. */
+export type EntryLocation = { uid: string; documentId: string };
+
+type ActivityRow = ActivityEntry & { id: number };
+export type ActivityItem = Omit<ActivityRow, 'receivedAt'> & { receivedAt: string; entry?: EntryLocation };
+
+export type ActivityFilter = Partial<Record<'outcome' | 'action', Record<string, string | boolean>>>;
+
+const BATCH_WINDOW_MS = 200;
+const MAX_BATCH = 100;
+/** While the database refuses writes, entries wait in memory up to this many; older ones are dropped. */
+const MAX_QUEUED = 5_000;
+const PRUNE_INTERVAL_MS = 60 * 60_000;
+const DAY_MS = 24 * 3_600_000;
+const LIMITS = { method: 16, path: 255, action: 64, entityId: 191, reason: 2_000, note: 500, notes: 20 };
+
+const ITEM_VERBS: Record<string, string> = { PUT: 'update', PATCH: 'update', DELETE: 'delete', GET: 'read' };
+const COLLECTION_VERBS: Record<string, string> = { POST: 'create', GET: 'list' };
+
+/** `POST /posts` → `posts.create`, `DELETE /blog-categories/x` → `blog-categories.delete`. */
+export function actionOf(method: string, pathUnderPrefix: string): string {
+  const segments = pathUnderPrefix.split('/').filter(Boolean);
+  if (segments.length === 1 && segments[0] === 'handshake') return 'handshake';
+  if (segments.length === 0 || segments.length > 2) return 'unknown';
+  const verb = (segments.length === 1 ? COLLECTION_VERBS : ITEM_VERBS)[method.toUpperCase()];
+  const action = `${segments[0]}.${verb}`;
+  return (CONTRACT_ACTIONS as readonly string[]).includes(action) ? action : 'unknown';
+}
+
+export const outcomeOf = (status: number): Outcome =>
+  status >= 500 ? 'error' : status >= 400 ? 'rejected' : 'success';
+
+const cut = (value: string, max: number) => (value.length > max ? `${value.slice(0, max - 1)}…` : value);
+
+/** What the log keeps of an exchange: the `error` message of a failure and the entity id, nothing else of the body. */
+export function entryOf(exchange: Exchange): ActivityEntry {
+  const body = (typeof exchange.body === 'object' && exchange.body !== null ? exchange.body : {}) as {
+    id?: unknown;
+    error?: unknown;
+  };
+  const entityId = typeof body.id === 'string' ? body.id : exchange.routeId;
+  const reason = exchange.status >= 400 && typeof body.error === 'string' ? body.error : undefined;
+  return {
+    receivedAt: exchange.receivedAt,
+    requestId: exchange.requestId,
+    method: cut(exchange.method, LIMITS.method),
+    path: cut(exchange.path, LIMITS.path),
+    action: actionOf(exchange.method, exchange.pathUnderPrefix),
+    httpStatus: exchange.status,
+    outcome: outcomeOf(exchange.status),
+    entityId: entityId ? cut(entityId, LIMITS.entityId) : undefined,
+    durationMs: Math.max(0, Math.round(exchange.durationMs)),
+    reason: reason ? cut(reason, LIMITS.reason) : undefined,
+    notes: exchange.notes?.length
+      ? exchange.notes.slice(0, LIMITS.notes).map((note) => cut(String(note), LIMITS.note))
+      : undefined,
+  };
+}
+
+/**
+ * The site-side log of contract requests. Entries are queued and written in batches after
+ * the answer has gone, so a slow or failing database never delays or fails the request
+ * being logged. Retention is bounded by count and age (plugin config `activityLog`).
+ */
+export default ({ strapi }: { strapi: Core.Strapi }) => {
+  const query = () => strapi.db.query(ACTIVITY_UID as never);
+  const config = () => (strapi.config.get(`plugin::${PLUGIN_ID}`) as PluginConfig).activityLog;
+
+  let queue: ActivityEntry[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let writing: Promise<void> = Promise.resolve();
+  let writtenSincePrune = 0;
+  let lastPruneAt = 0;
+
+  function schedule(delayMs: number) {
+    if (timer) {
+      if (delayMs > 0) return;
+      clearTimeout(timer);
+    }
+    timer = setTimeout(() => {
+      timer = undefined;
+      void flush();
+    }, delayMs);
+    timer.unref?.();
+  }
+
+  /** Knex drops its pool on `strapi.destroy()`; a batch due after that has nowhere to go. */
+  const databaseClosed = () =>
+    !(strapi.db?.connection as { client?: { pool?: unknown } } | undefined)?.client?.pool;
+
+  async function writeQueued() {
+    if (databaseClosed()) {
+      if (queue.length > 0)
+        strapi.log.debug(`[${PLUGIN_ID}] ${queue.length} activity log entries dropped at shutdown`);
+      queue = [];
+      return;
+    }
+    while (queue.length > 0) {
+      const batch = queue.slice(0, MAX_BATCH);
+      try {
+        await query().createMany({ data: batch });
+        queue = queue.slice(batch.length);
+        writtenSincePrune += batch.length;
+      } catch (error) {
+        strapi.log.warn(
+          `[${PLUGIN_ID}] could not write ${batch.length} activity log entries (kept for the next attempt): ${(error as Error).message}`
+        );
+        return;
+      }
+    }
+    const { maxEntries } = config();
+    if (writtenSincePrune >= Math.max(50, Math.floor(maxEntries / 10)) || pruneIsDue()) await prune();
+  }
+
+  /** Writes everything queued so far; resolves once it is stored (or the attempt failed and was logged). */
+  function flush(): Promise<void> {
+    writing = writing.then(writeQueued, writeQueued);
+    return writing;
+  }
+
+  const pruneIsDue = () => Date.now() - lastPruneAt > PRUNE_INTERVAL_MS;
+
+  async function prune() {
+    const { maxEntries, maxAgeDays } = config();
+    lastPruneAt = Date.now();
+    writtenSincePrune = 0;
+    try {
+      await query().deleteMany({
+        where: { receivedAt: { $lt: new Date(Date.now() - maxAgeDays * DAY_MS) } },
+      });
+      const [oldestKept] = (await query().findMany({
+        select: ['id'],
+        orderBy: { id: 'desc' },
+        offset: maxEntries - 1,
+        limit: 1,
+      })) as { id: number }[];
+      if (oldestKept) await query().deleteMany({ where: { id: { $lt: oldestKept.id } } });
+    } catch (error) {
+      strapi.log.warn(`[${PLUGIN_ID}] could not prune the activity log: ${(error as Error).message}`);
+    }
+  }
+
+  /** documentId → the content type holding it, among the types the contract writes to. */
+  async function locate(ids: string[]): Promise<Map<string, EntryLocation>> {
+    const found = new Map<string, EntryLocation>();
+    const wanted = [...new Set(ids)];
+    if (wanted.length === 0) return found;
+    for (const uid of candidateUids()) {
+      const rows = (await strapi.db
+        .query(uid as never)
+        .findMany({ where: { documentId: { $in: wanted } }, select: ['documentId'] })) as {
+        documentId: string;
+      }[];
+      for (const { documentId } of rows) found.set(documentId, { uid, documentId });
+    }
+    return found;
+  }
+
+  /** The plugin's own types, and the site's types when a mapping (plugin config `contentTypes`) names them. */
+  function candidateUids(): string[] {
+    const mapped = (
+      strapi.config.get(`plugin::${PLUGIN_ID}`) as { contentTypes?: Record<string, { uid?: string }> }
+    ).contentTypes;
+    const uids = [
+      ...Object.values(UIDS).filter((uid) => uid !== UIDS.identity),
+      ...Object.values(mapped ?? {}).map((mapping) => mapping?.uid),
+    ];
+    return [...new Set(uids)].filter((uid): uid is string =>
+      Boolean(uid && strapi.contentTypes[uid as never])
+    );
+  }
+
+  const toItem = (row: ActivityRow, entry?: EntryLocation): ActivityItem => ({
+    id: row.id,
+    receivedAt: new Date(row.receivedAt).toISOString(),
+    requestId: row.requestId,
+    method: row.method,
+    path: row.path,
+    action: row.action,
+    httpStatus: row.httpStatus,
+    outcome: row.outcome,
+    entityId: row.entityId ?? undefined,
+    durationMs: row.durationMs,
+    reason: row.reason ?? undefined,
+    notes: row.notes ?? undefined,
+    ...(entry ? { entry } : {}),
+  });
+
+  return {
+    /** Queues an exchange for the log. Never throws and never waits for the database. */
+    record(exchange: Exchange) {
+      try {
+        queue.push(entryOf(exchange));
+        if (queue.length > MAX_QUEUED) queue = queue.slice(queue.length - MAX_QUEUED);
+        schedule(queue.length >= MAX_BATCH ? 0 : BATCH_WINDOW_MS);
+      } catch (error) {
+        strapi.log.warn(`[${PLUGIN_ID}] could not queue an activity log entry: ${(error as Error).message}`);
+      }
+    },
+
+    flush,
+
+    prune,
+
+    locate,
+
+    async list({ page, pageSize, filters }: { page: number; pageSize: number; filters: ActivityFilter[] }) {
+      if (pruneIsDue()) await prune();
+      const { results, pagination } = (await query().findPage({
+        page,
+        pageSize,
+        where: filters.length > 0 ? { $and: filters } : {},
+        orderBy: { id: 'desc' },
+      })) as { results: ActivityRow[]; pagination: Record<string, number> };
+      const entries = await locate(
+        results.map((row) => row.entityId).filter((id): id is string => Boolean(id))
+      );
+      return {
+        results: results.map((row) => toItem(row, row.entityId ? entries.get(row.entityId) : undefined)),
+        pagination,
+      };
+    },
+
+    async latest(): Promise<ActivityItem | undefined> {
+      const row = (await query().findOne({ orderBy: { id: 'desc' } })) as ActivityRow | null;
+      return row ? toItem(row) : undefined;
+    },
+  };
+};

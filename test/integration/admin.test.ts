@@ -1,0 +1,576 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { anonymous, loginAs, type AdminClient } from '../helpers/admin-client';
+import { signedHeaders, TEST_KEY } from '../helpers/signing';
+import { PREFIX, startSite, type Site } from '../helpers/site';
+
+const POST = 'plugin::publish-bridge.post';
+const ACTIVITY = 'plugin::publish-bridge.activity-entry';
+const KEY_B = 'pb_rotated_key_b_9f8e7d6c5b4a39281706f5e4d3c2b1a0';
+const KEY_C = 'pb_rotated_key_c_0a1b2c3d4e5f60718293a4b5c6d7e8f9';
+const PLATFORM_KEY = 'platform_log_key_7c1e5a9d3b8f2e6a4d0c';
+
+let site: Site;
+let superAdmin: AdminClient;
+let editor: AdminClient;
+let author: AdminClient;
+
+const plugin = () => site.strapi.plugin('publish-bridge');
+const activityRows = async () => {
+  await plugin().service('activity').flush();
+  return (await site.strapi.db.query(ACTIVITY as never).findMany({ orderBy: { id: 'asc' } })) as any[];
+};
+const clearActivity = async () => {
+  await plugin().service('activity').flush();
+  await site.strapi.db.query(ACTIVITY as never).deleteMany({});
+};
+const saveSettings = (body: unknown) => superAdmin.request('PUT', '/publish-bridge/settings', body);
+const settingsView = async () => (await superAdmin.request('GET', '/publish-bridge/settings')).body.data;
+const coreStoreText = async () =>
+  JSON.stringify(await site.strapi.db.connection('strapi_core_store_settings').select('*'));
+
+/** `filters[$and][0][outcome][$eq]=rejected`, as Strapi's admin Filters component writes it. */
+function activityUrl(query: { page?: number; pageSize?: number; filters?: Record<string, string>[] } = {}) {
+  const params = new URLSearchParams();
+  if (query.page) params.set('page', String(query.page));
+  if (query.pageSize) params.set('pageSize', String(query.pageSize));
+  (query.filters ?? []).forEach((filter, index) => {
+    for (const [field, value] of Object.entries(filter))
+      params.set(`filters[$and][${index}][${field}][$eq]`, value);
+  });
+  return `/publish-bridge/activity?${params}`;
+}
+
+/** A local HTTP server standing in for something outside our control (the platform, a proxy). */
+async function listen(handler: http.RequestListener) {
+  const server = http.createServer(handler);
+  const sockets = new Set<import('node:net').Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A reverse proxy to the site that can damage requests the way misconfigured proxies do. */
+function proxyTo(target: string, damage: (headers: http.IncomingHttpHeaders, body: Buffer) => Buffer) {
+  return listen((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', async () => {
+      const headers = { ...req.headers };
+      const body = damage(headers, Buffer.concat(chunks));
+      for (const hopByHop of ['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length']) {
+        delete headers[hopByHop];
+      }
+      const answer = await fetch(`${target}${req.url}`, {
+        method: req.method,
+        headers: headers as Record<string, string>,
+        body: body.length > 0 ? body : undefined,
+      });
+      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' });
+      res.end(Buffer.from(await answer.arrayBuffer()));
+    });
+  });
+}
+
+beforeAll(async () => {
+  site = await startSite({ PUBLISH_BRIDGE_API_KEY: '' });
+  superAdmin = await loginAs(site, 'strapi-super-admin');
+  editor = await loginAs(site, 'strapi-editor');
+  author = await loginAs(site, 'strapi-author');
+});
+afterAll(async () => {
+  await site?.stop();
+});
+
+describe('admin API permissions', () => {
+  const routes: [string, string, unknown?][] = [
+    ['GET', '/publish-bridge/settings'],
+    ['PUT', '/publish-bridge/settings', { capabilities: { authors: false } }],
+    ['POST', '/publish-bridge/connection-test'],
+    ['GET', '/publish-bridge/activity'],
+    ['GET', '/publish-bridge/platform-logs'],
+  ];
+
+  test('Editor and Author get 403 and change nothing; no session gets 401', async () => {
+    for (const client of [editor, author]) {
+      for (const [method, path, body] of routes) {
+        const reply = await client.request(method, path, body);
+        expect({ method, path, status: reply.status }).toEqual({ method, path, status: 403 });
+      }
+    }
+    for (const [method, path, body] of routes) {
+      const reply = await anonymous(site).request(method, path, body);
+      expect({ method, path, status: reply.status }).toEqual({ method, path, status: 401 });
+    }
+    expect((await plugin().service('settings').capabilities()).authors).toBe(true);
+  });
+
+  test('Super Admin reaches every route', async () => {
+    expect((await superAdmin.request('GET', '/publish-bridge/settings')).status).toBe(200);
+    expect((await saveSettings({ capabilities: { authors: true } })).status).toBe(200);
+    expect((await superAdmin.request('POST', '/publish-bridge/connection-test')).status).toBe(200);
+    expect((await superAdmin.request('GET', '/publish-bridge/activity')).status).toBe(200);
+    // No platform configured yet: a clear 400, which still proves the permission check passed.
+    const logs = await superAdmin.request('GET', '/publish-bridge/platform-logs');
+    expect(logs.status).toBe(400);
+    expect(logs.body.error.message).toContain('Set the platform URL');
+  });
+
+  test('the three permissions are registered and held by Super Admin only', async () => {
+    const actions = ['settings.read', 'settings.update', 'logs.read'].map(
+      (uid) => `plugin::publish-bridge.${uid}`
+    );
+    const admin = (site.strapi as any).admin.services;
+    for (const action of actions) expect(admin.permission.actionProvider.get(action)).toBeDefined();
+    const holders = async (code: string) => {
+      const role = await admin.role.findOne({ code });
+      const permissions = await admin.permission.findMany({ where: { role: { id: role.id } } });
+      return permissions.map((permission: { action: string }) => permission.action);
+    };
+    expect(await holders('strapi-super-admin')).toEqual(expect.arrayContaining(actions));
+    for (const code of ['strapi-editor', 'strapi-author']) {
+      expect((await holders(code)).filter((action: string) => actions.includes(action))).toEqual([]);
+    }
+  });
+});
+
+describe('connection key', () => {
+  test('pasted in the admin, it is stored encrypted, shown masked, and authenticates requests at once', async () => {
+    const before = await settingsView();
+    expect(before.connectionKey).toMatchObject({ configured: false, managedByEnvironment: false });
+    expect(before.encryptionAvailable).toBe(true);
+    expect((await site.send('POST', '/handshake', {})).status).toBe(401);
+
+    const saved = await saveSettings({ connectionKey: { value: `  ${TEST_KEY}\n` } });
+    expect(saved.status).toBe(200);
+    expect(saved.body.data.connectionKey).toMatchObject({ configured: true, last4: TEST_KEY.slice(-4) });
+    expect(saved.text).not.toContain(TEST_KEY);
+    expect((await site.send('POST', '/handshake', {})).status).toBe(200);
+
+    const stored = await coreStoreText();
+    expect(stored).not.toContain(TEST_KEY);
+    const { apiKey } = await plugin().service('settings').read();
+    expect(site.strapi.service('admin::encryption').decrypt(apiKey.ciphertext)).toBe(TEST_KEY);
+    expect(stored).toContain(apiKey.ciphertext.slice(0, 40));
+  });
+
+  test('rotation: the previous key works for the chosen grace period, and not at all without one', async () => {
+    await saveSettings({ connectionKey: { value: TEST_KEY } });
+    const withGrace = await saveSettings({ connectionKey: { value: KEY_B, graceMinutes: 60 } });
+    expect(withGrace.status).toBe(200);
+    const until = Date.parse(withGrace.body.data.connectionKey.previousKeyAcceptedUntil);
+    expect(until).toBeGreaterThan(Date.now() + 59 * 60_000);
+    expect(until).toBeLessThanOrEqual(Date.now() + 60 * 60_000);
+    expect((await site.send('POST', '/handshake', {}, { key: TEST_KEY })).status).toBe(200);
+    expect((await site.send('POST', '/handshake', {}, { key: KEY_B })).status).toBe(200);
+
+    const noGrace = await saveSettings({ connectionKey: { value: KEY_C } });
+    expect(noGrace.body.data.connectionKey.previousKeyAcceptedUntil).toBeUndefined();
+    expect((await site.send('POST', '/handshake', {}, { key: KEY_B })).status).toBe(401);
+    expect((await site.send('POST', '/handshake', {}, { key: TEST_KEY })).status).toBe(401);
+    expect((await site.send('POST', '/handshake', {}, { key: KEY_C })).status).toBe(200);
+
+    for (const key of [KEY_B, KEY_C]) expect(await coreStoreText()).not.toContain(key);
+    await saveSettings({ connectionKey: { value: TEST_KEY } });
+  });
+
+  test('invalid input is refused with a message naming the field, and nothing is saved', async () => {
+    await saveSettings({ connectionKey: { value: TEST_KEY } });
+    const cases: [unknown, string][] = [
+      [{ connectionKey: { value: 'has spaces inside it' } }, 'connectionKey.value'],
+      [{ connectionKey: { value: 'short' } }, 'connectionKey.value'],
+      [{ connectionKey: { value: KEY_B, graceMinutes: -5 } }, 'connectionKey.graceMinutes'],
+      [{ capabilities: { teleport: true } }, 'capabilities'],
+      [{ capabilities: { authors: 'yes' } }, 'capabilities.authors'],
+      [{ platform: { url: 'ftp://platform.example.com' } }, 'platform.url'],
+      [{ surprise: 1 }, 'surprise'],
+    ];
+    for (const [body, field] of cases) {
+      const reply = await saveSettings(body);
+      expect(reply.status).toBe(400);
+      expect(reply.body.error.message).toContain(field);
+    }
+    expect((await settingsView()).connectionKey.last4).toBe(TEST_KEY.slice(-4));
+    expect((await site.send('POST', '/handshake', {})).status).toBe(200);
+  });
+});
+
+describe('capabilities', () => {
+  afterAll(async () => {
+    await saveSettings({ capabilities: { authors: true, seo: true } });
+  });
+
+  test('a toggle saved in the admin changes the next handshake and the endpoint, without a restart', async () => {
+    await saveSettings({ connectionKey: { value: TEST_KEY } });
+    const saved = await saveSettings({ capabilities: { authors: false, seo: false } });
+    expect(saved.status).toBe(200);
+    const authors = saved.body.data.capabilities.find((item: { name: string }) => item.name === 'authors');
+    expect(authors).toMatchObject({ enabled: false, enabledByDefault: true });
+    expect(authors.description).toMatch(/author/i);
+
+    const handshake = await site.send('POST', '/handshake', {});
+    expect(handshake.body.capabilities).not.toContain('authors');
+    expect(handshake.body.capabilities).not.toContain('seo');
+    expect(handshake.body.capabilities).toContain('posts.delete');
+    expect((await site.send('POST', '/authors', { display_name: 'Nobody' })).status).toBe(403);
+
+    await saveSettings({ capabilities: { authors: true } });
+    expect((await site.send('POST', '/handshake', {})).body.capabilities).toContain('authors');
+  });
+});
+
+describe('activity log', () => {
+  beforeAll(async () => {
+    await saveSettings({ connectionKey: { value: TEST_KEY } });
+  });
+  beforeEach(clearActivity);
+
+  test('records every contract request: action, status, entity, duration and the reason of a rejection', async () => {
+    expect((await site.send('POST', '/handshake', {})).status).toBe(200);
+    const created = await site.send('POST', '/posts', {
+      title: 'Logged',
+      content: '<p>x</p>',
+      status: 'draft',
+    });
+    expect(created.status).toBe(200);
+    const id = created.body.id as string;
+    expect((await site.send('PUT', `/posts/${id}`, { status: 'publish' })).status).toBe(200);
+    const unsigned = await site.send('POST', '/posts', { title: 'x' }, { unsigned: true });
+    expect(unsigned.status).toBe(401);
+    const stale = await site.send('POST', '/handshake', {}, { timestamp: Date.now() - 600_000 });
+    expect(stale.status).toBe(401);
+    const invalid = await site.send('POST', '/posts', { title: 'No status', content: '<p>x</p>' });
+    expect(invalid.status).toBe(400);
+    expect((await site.send('GET', '/nowhere')).status).toBe(404);
+    await plugin().service('activity').flush();
+
+    const reply = await superAdmin.request('GET', activityUrl({ pageSize: 100 }));
+    expect(reply.status).toBe(200);
+    const items = [...reply.body.results].reverse();
+    expect(
+      items.map((item: any) => [item.method, item.path, item.action, item.httpStatus, item.outcome])
+    ).toEqual([
+      ['POST', `${PREFIX}/handshake`, 'handshake', 200, 'success'],
+      ['POST', `${PREFIX}/posts`, 'posts.create', 200, 'success'],
+      ['PUT', `${PREFIX}/posts/${id}`, 'posts.update', 200, 'success'],
+      ['POST', `${PREFIX}/posts`, 'posts.create', 401, 'rejected'],
+      ['POST', `${PREFIX}/handshake`, 'handshake', 401, 'rejected'],
+      ['POST', `${PREFIX}/posts`, 'posts.create', 400, 'rejected'],
+      ['GET', `${PREFIX}/nowhere`, 'unknown', 404, 'rejected'],
+    ]);
+    expect(items[1]).toMatchObject({ entityId: id, entry: { uid: POST, documentId: id } });
+    expect(items[2]).toMatchObject({ entityId: id, entry: { uid: POST, documentId: id } });
+    expect(items[3].reason).toContain('Missing header X-API-Key');
+    expect(items[4].reason).toMatch(/600 s old/);
+    expect(items[5].reason).toContain('status');
+    expect(items[0].reason).toBeUndefined();
+    for (const item of items) {
+      expect(item.durationMs).toBeGreaterThanOrEqual(0);
+      expect(Number.isNaN(Date.parse(item.receivedAt))).toBe(false);
+    }
+  });
+
+  test('never stores the key, the signature or the body', async () => {
+    const body = JSON.stringify({
+      title: 'Secret-free log',
+      content: '<p>private body text</p>',
+      status: 'draft',
+    });
+    const headers = signedHeaders(body);
+    const reply = await fetch(`${site.baseUrl}${PREFIX}/posts`, {
+      method: 'POST',
+      headers: { ...headers, 'Content-Type': 'application/json' },
+      body,
+    });
+    expect(reply.status).toBe(200);
+    const wrongKey = await site.send('POST', '/handshake', {}, { key: KEY_B });
+    expect(wrongKey.status).toBe(401);
+
+    const stored = JSON.stringify(await activityRows());
+    expect(stored).toContain('posts.create');
+    for (const secret of [TEST_KEY, KEY_B, headers['X-Publisher-Signature'], 'private body text']) {
+      expect(stored).not.toContain(secret);
+    }
+    const listed = await superAdmin.request('GET', activityUrl());
+    expect(listed.text).not.toContain(TEST_KEY);
+    expect(listed.text).not.toContain(headers['X-Publisher-Signature']);
+  });
+
+  test('is paged and filtered by outcome and action', async () => {
+    for (let i = 0; i < 3; i += 1) await site.send('POST', '/handshake', {});
+    await site.send('POST', '/handshake', {}, { unsigned: true });
+    await site.send('POST', '/posts', { title: 'Filtered', content: '<p>x</p>', status: 'draft' });
+    await plugin().service('activity').flush();
+
+    const page2 = await superAdmin.request('GET', activityUrl({ page: 2, pageSize: 2 }));
+    expect(page2.body.pagination).toEqual({ page: 2, pageSize: 2, pageCount: 3, total: 5 });
+    expect(page2.body.results).toHaveLength(2);
+
+    const rejected = await superAdmin.request('GET', activityUrl({ filters: [{ outcome: 'rejected' }] }));
+    expect(rejected.body.results.map((item: any) => item.httpStatus)).toEqual([401]);
+
+    const creates = await superAdmin.request('GET', activityUrl({ filters: [{ action: 'posts.create' }] }));
+    expect(creates.body.results.map((item: any) => item.action)).toEqual(['posts.create']);
+
+    const successfulHandshakes = await superAdmin.request(
+      'GET',
+      activityUrl({ filters: [{ action: 'handshake' }, { outcome: 'success' }] })
+    );
+    expect(successfulHandshakes.body.pagination.total).toBe(3);
+    expect(successfulHandshakes.body.filterOptions.action).toContain('posts.create');
+
+    const notAField = await superAdmin.request(
+      'GET',
+      '/publish-bridge/activity?filters[$and][0][reason][$eq]=x'
+    );
+    expect(notAField.status).toBe(400);
+    const tooLarge = await superAdmin.request('GET', activityUrl({ pageSize: 1000 }));
+    expect(tooLarge.status).toBe(400);
+  });
+
+  test('a log table that cannot be written never fails the request; entries are written once it is back', async () => {
+    const knex = site.strapi.db.connection;
+    const table = 'publish_bridge_activity';
+    await knex.schema.renameTable(table, `${table}_away`);
+    let requestId: string | null;
+    try {
+      const reply = await site.send('POST', '/handshake', {});
+      expect(reply.status).toBe(200);
+      requestId = reply.headers.get('x-request-id');
+      await plugin().service('activity').flush();
+    } finally {
+      await knex.schema.renameTable(`${table}_away`, table);
+    }
+    const rows = await activityRows();
+    expect(rows.map((row) => row.requestId)).toEqual([requestId]);
+  });
+
+  test('retention keeps at most maxEntries rows, none older than maxAgeDays', async () => {
+    const configKey = 'plugin::publish-bridge.activityLog';
+    const original = site.strapi.config.get(configKey);
+    const day = 24 * 3_600_000;
+    const entry = (receivedAt: Date, path: string) => ({
+      receivedAt,
+      method: 'POST',
+      path,
+      action: 'handshake',
+      httpStatus: 200,
+      outcome: 'success',
+      durationMs: 1,
+    });
+    const old = Array.from({ length: 10 }, (_, i) => entry(new Date(Date.now() - 40 * day), `/old/${i}`));
+    const recent = Array.from({ length: 130 }, (_, i) =>
+      entry(new Date(Date.now() - (130 - i) * 1000), `/new/${i}`)
+    );
+    await site.strapi.db.query(ACTIVITY as never).createMany({ data: [...recent.slice(0, 5), ...old] });
+    await site.strapi.db.query(ACTIVITY as never).createMany({ data: recent.slice(5) });
+    site.strapi.config.set(configKey, { maxEntries: 100, maxAgeDays: 30 });
+    try {
+      await plugin().service('activity').prune();
+    } finally {
+      site.strapi.config.set(configKey, original);
+    }
+    const rows = await activityRows();
+    expect(rows).toHaveLength(100);
+    expect(rows.map((row) => row.path)).toEqual(recent.slice(30).map((item) => item.path));
+  });
+});
+
+describe('Test connection', () => {
+  beforeAll(async () => {
+    await saveSettings({ connectionKey: { value: TEST_KEY } });
+  });
+  afterEach(() => {
+    site.strapi.config.set('server.url', '');
+  });
+
+  const runTest = async () => {
+    const reply = await superAdmin.request('POST', '/publish-bridge/connection-test');
+    expect(reply.status).toBe(200);
+    expect(reply.text).not.toContain(TEST_KEY);
+    return reply.body.data;
+  };
+
+  test('sends a signed handshake to the public base URL and shows what came back', async () => {
+    await clearActivity();
+    const result = await runTest();
+    expect(result).toMatchObject({ ok: true, status: 200, url: `${site.baseUrl}${PREFIX}/handshake` });
+    expect(result.response).toMatchObject({ ok: true, contract: 'v1' });
+    expect(result.response.capabilities).toContain('posts.delete');
+    const rows = await activityRows();
+    expect(rows.map((row) => [row.action, row.httpStatus])).toEqual([['handshake', 200]]);
+    expect((await settingsView()).status.lastHandshakeAt).toBeDefined();
+  });
+
+  test('catches a proxy that strips a header', async () => {
+    const proxy = await proxyTo(site.baseUrl, (headers, body) => {
+      delete headers['x-publisher-signature'];
+      return body;
+    });
+    try {
+      site.strapi.config.set('server.url', proxy.url);
+      expect((await settingsView()).baseUrl).toBe(`${proxy.url}${PREFIX}`);
+      const result = await runTest();
+      expect(result).toMatchObject({ ok: false, status: 401, url: `${proxy.url}${PREFIX}/handshake` });
+      expect(result.message).toContain('Missing header X-Publisher-Signature');
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test('catches a proxy that rewrites the body', async () => {
+    const proxy = await proxyTo(site.baseUrl, (_headers, body) =>
+      Buffer.from(JSON.stringify(JSON.parse(body.toString('utf8')), null, 2))
+    );
+    try {
+      site.strapi.config.set('server.url', proxy.url);
+      const result = await runTest();
+      expect(result).toMatchObject({ ok: false, status: 401 });
+      expect(result.message).toContain('signature does not match');
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test('says when the public URL cannot be reached, or is not Strapi', async () => {
+    const closed = await listen(() => undefined);
+    const unreachableUrl = closed.url;
+    await closed.close();
+    site.strapi.config.set('server.url', unreachableUrl);
+    const unreachable = await runTest();
+    expect(unreachable.ok).toBe(false);
+    expect(unreachable.message).toContain(`Could not reach ${unreachableUrl}`);
+
+    const webPage = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html>Welcome to nginx</html>');
+    });
+    try {
+      site.strapi.config.set('server.url', webPage.url);
+      const notStrapi = await runTest();
+      expect(notStrapi).toMatchObject({ ok: false, status: 200, response: '<html>Welcome to nginx</html>' });
+      expect(notStrapi.message).toContain('not JSON');
+    } finally {
+      await webPage.close();
+    }
+  });
+});
+
+describe('platform delivery log', () => {
+  type Mode = 'ok' | 'unauthorized' | 'hang' | 'bad-json' | 'server-error';
+  let mode: Mode = 'ok';
+  let received: { path?: string; apiKey?: string } = {};
+  let platform: Awaited<ReturnType<typeof listen>>;
+  let postId: string;
+
+  beforeAll(async () => {
+    await saveSettings({ connectionKey: { value: TEST_KEY } });
+    postId = (await site.send('POST', '/posts', { title: 'Delivered', content: '<p>x</p>', status: 'draft' }))
+      .body.id;
+    platform = await listen((req, res) => {
+      received = { path: req.url, apiKey: req.headers['x-api-key'] as string };
+      const json = (status: number, body: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      };
+      if (mode === 'hang') return;
+      if (mode === 'unauthorized') return json(401, { error: 'Invalid API key' });
+      if (mode === 'server-error') return json(500, { error: 'database unavailable' });
+      if (mode === 'bad-json') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return res.end('{"status": 200, "data": [');
+      }
+      json(200, {
+        status: 200,
+        data: [
+          {
+            log_id: 'log-1',
+            action: 'send_posts',
+            status: 'success',
+            request_payload: '{"title":"Delivered"}',
+            response_payload: JSON.stringify({ id: postId }),
+            external_id: postId,
+            create_at: '2026-11-20 10:00:00',
+          },
+          { log_id: 2, action: 'send_posts', status: 'failed', external_id: 'gone-123', create_at: null },
+        ],
+      });
+    });
+  });
+  afterAll(async () => {
+    await platform?.close();
+  });
+
+  test('the platform URL and key are stored like the connection key: encrypted and masked', async () => {
+    const saved = await saveSettings({ platform: { url: `${platform.url}/`, key: PLATFORM_KEY } });
+    expect(saved.status).toBe(200);
+    expect(saved.body.data.platform).toMatchObject({
+      url: `${platform.url}/`,
+      key: { last4: PLATFORM_KEY.slice(-4) },
+    });
+    expect(saved.text).not.toContain(PLATFORM_KEY);
+    expect(await coreStoreText()).not.toContain(PLATFORM_KEY);
+  });
+
+  test('the server reads the log with x-api-key and links each external id to its Strapi entry', async () => {
+    mode = 'ok';
+    const reply = await superAdmin.request('GET', '/publish-bridge/platform-logs');
+    expect(reply.status).toBe(200);
+    expect(received).toEqual({ path: '/back/integrations/platform/logs', apiKey: PLATFORM_KEY });
+    expect(reply.text).not.toContain(PLATFORM_KEY);
+    expect(reply.body.data).toEqual([
+      {
+        log_id: 'log-1',
+        action: 'send_posts',
+        status: 'success',
+        request_payload: '{"title":"Delivered"}',
+        response_payload: JSON.stringify({ id: postId }),
+        external_id: postId,
+        create_at: '2026-11-20 10:00:00',
+        entry: { uid: POST, documentId: postId },
+      },
+      {
+        log_id: '2',
+        action: 'send_posts',
+        status: 'failed',
+        request_payload: '',
+        response_payload: '',
+        external_id: 'gone-123',
+        create_at: '',
+      },
+    ]);
+  });
+
+  test('a platform problem is a clear message, never an empty list', async () => {
+    const expectations: [Mode, number, string][] = [
+      ['unauthorized', 502, 'refused the log key (HTTP 401)'],
+      ['bad-json', 502, 'not valid JSON'],
+      ['server-error', 502, 'HTTP 500: database unavailable'],
+      ['hang', 504, 'did not answer within 1 s'],
+    ];
+    const timeoutKey = 'plugin::publish-bridge.platform.timeoutMs';
+    const originalTimeout = site.strapi.config.get(timeoutKey);
+    site.strapi.config.set(timeoutKey, 600);
+    try {
+      for (const [problem, status, message] of expectations) {
+        mode = problem;
+        const reply = await superAdmin.request('GET', '/publish-bridge/platform-logs');
+        expect({ problem, status: reply.status }).toEqual({ problem, status });
+        expect(reply.body.error.message).toContain(message);
+        expect(reply.text).not.toContain(PLATFORM_KEY);
+      }
+    } finally {
+      site.strapi.config.set(timeoutKey, originalTimeout);
+      mode = 'ok';
+    }
+  });
+});

@@ -1,0 +1,129 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { DEFAULT_MAPPING } from '../../server/src/mapping/catalogue';
+import { fitToLength } from '../../server/src/mapping/fit';
+import { resolveMapping, type MappingConfig, type SchemaLookup } from '../../server/src/mapping/resolve';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const readJson = (file: string) => JSON.parse(fs.readFileSync(path.join(ROOT, file), 'utf8'));
+
+/** The real schemas: the plugin's content types and the example site's blog types. */
+const SCHEMAS: Record<string, string> = {
+  'plugin::publish-bridge.post': 'server/src/content-types/post/schema.json',
+  'plugin::publish-bridge.blog-category': 'server/src/content-types/blog-category/schema.json',
+  'plugin::publish-bridge.tag': 'server/src/content-types/tag/schema.json',
+  'plugin::publish-bridge.author': 'server/src/content-types/author/schema.json',
+  'plugin::publish-bridge.product': 'server/src/content-types/product/schema.json',
+  'plugin::publish-bridge.product-category': 'server/src/content-types/product-category/schema.json',
+  'api::article.article': 'example/src/api/article/content-types/article/schema.json',
+  'api::category.category': 'example/src/api/category/content-types/category/schema.json',
+  'api::author.author': 'example/src/api/author/content-types/author/schema.json',
+};
+const schemaOf: SchemaLookup = (uid) => {
+  if (!SCHEMAS[uid]) return undefined;
+  const schema = readJson(SCHEMAS[uid]);
+  return { attributes: schema.attributes, draftAndPublish: schema.options?.draftAndPublish === true };
+};
+const componentOf: SchemaLookup = (uid) =>
+  uid === 'shared.seo' ? { attributes: readJson('example/src/components/shared/seo.json').attributes, draftAndPublish: false } : undefined;
+
+const SITE: MappingConfig = {
+  post: {
+    uid: 'api::article.article',
+    fields: {
+      title: 'title',
+      slug: 'slug',
+      content: 'content',
+      excerpt: 'description',
+      date: 'publishedDate',
+      categories: 'categories',
+      tags: 'tags',
+      author: 'author',
+      featured_image: 'cover',
+      seo: 'seo',
+    },
+  },
+  blogCategory: { uid: 'api::category.category', fields: { name: 'name', slug: 'slug', parent: 'parent' } },
+  author: { uid: 'api::author.author', fields: { display_name: 'name', email: 'email' } },
+};
+
+describe('resolveMapping', () => {
+  test('the plugin types resolve with no problem and every contract field stored', () => {
+    const { problems, resources } = resolveMapping({}, schemaOf, componentOf);
+    expect(problems).toEqual([]);
+    for (const resource of Object.values(resources)) expect(resource.unmapped).toEqual([]);
+    expect(resources.post).toMatchObject({ uid: DEFAULT_MAPPING.post.uid, draftAndPublish: true, nameField: 'title', slugField: 'slug' });
+    expect(resources.post.fields.seo.adapter).toBe('seoFields');
+    expect(resources.post.fields.categories).toMatchObject({ adapter: 'relation', targetKind: 'blogCategory', multiple: true });
+    expect(resources.post.fields.author).toMatchObject({ adapter: 'relation', targetKind: 'author', multiple: false });
+    expect(resources.post.fields.featured_image.adapter).toBe('text');
+  });
+
+  test('the example blog types get an adapter per attribute type, and unmapped fields are listed', () => {
+    const { problems, resources } = resolveMapping(SITE, schemaOf, componentOf);
+    expect(problems).toEqual([]);
+    const post = resources.post;
+    expect(post.fields.content.adapter).toBe('blocks');
+    expect(post.fields.date.adapter).toBe('datetime');
+    expect(post.fields.tags).toMatchObject({ adapter: 'names', attributeType: 'json' });
+    expect(post.fields.featured_image).toMatchObject({ adapter: 'media', multiple: false });
+    expect(post.fields.seo.adapter).toBe('seoComponent');
+    expect(post.fields.seo.seo).toEqual({
+      title: { attribute: 'metaTitle', adapter: 'text', attributeType: 'string', limits: { max: 60 } },
+      description: { attribute: 'metaDescription', adapter: 'text', attributeType: 'string', limits: { min: 50, max: 160 } },
+      keywords: { attribute: 'keywords', adapter: 'names', attributeType: 'text', limits: {} },
+    });
+    expect(post.unmapped).toEqual(['reading_time', 'source_id']);
+    expect(resources.author.unmapped).toEqual(['username', 'first_name', 'last_name', 'description', 'role', 'url']);
+    expect(resources.tag.uid).toBe('plugin::publish-bridge.tag');
+  });
+
+  test('a missing content type or attribute is named, with what exists', () => {
+    const { problems } = resolveMapping(
+      {
+        post: { uid: 'api::nope.nope', fields: { title: 'title' } },
+        author: { uid: 'api::author.author', fields: { display_name: 'fullName' } },
+      },
+      schemaOf,
+      componentOf
+    );
+    expect(problems).toEqual([
+      'contentTypes.post.uid: "api::nope.nope" is not a content type of this site.',
+      'contentTypes.author.fields.display_name: api::author.author has no attribute "fullName" (its attributes: name, email, bio, articles).',
+      'contentTypes.author.fields.display_name: must name a text attribute; author entries are found and titled by it.',
+    ]);
+  });
+
+  test('an attribute of the wrong type, an unknown contract field and a relation to an unmapped type are refused', () => {
+    const { problems } = resolveMapping(
+      {
+        post: {
+          uid: 'api::article.article',
+          fields: { title: 'title', content: 'cover', subtitle: 'title', categories: 'categories' },
+        },
+      },
+      schemaOf,
+      componentOf
+    );
+    expect(problems).toEqual([
+      'contentTypes.post.fields.content: attribute "cover" of api::article.article is of type "media", which cannot hold content.',
+      'contentTypes.post.fields.subtitle: "subtitle" is not a contract field of post (known: title, slug, content, excerpt, date, categories, tags, author, featured_image, reading_time, seo, source_id).',
+      'contentTypes.post.fields.categories: relation "categories" points to api::category.category, but blogCategory is stored in plugin::publish-bridge.blog-category; map contentTypes.blogCategory to api::category.category or choose another attribute.',
+    ]);
+  });
+});
+
+describe('fitToLength', () => {
+  test('keeps text that fits', () => {
+    expect(fitToLength('Short title', 60)).toBe('Short title');
+  });
+
+  test('cuts at the last word boundary and drops trailing punctuation', () => {
+    expect(fitToLength('How to grind coffee at home, for espresso and pour-over', 30)).toBe('How to grind coffee at home');
+    expect(fitToLength('one two three', 9)).toBe('one two');
+  });
+
+  test('cuts a single long word hard when no boundary is near', () => {
+    expect(fitToLength('Supercalifragilisticexpialidocious', 10)).toBe('Supercalif');
+  });
+});
