@@ -27,25 +27,10 @@ const schemaOf: SchemaLookup = (uid) => {
 const componentOf: SchemaLookup = (uid) =>
   uid === 'shared.seo' ? { attributes: readJson('example/src/components/shared/seo.json').attributes, draftAndPublish: false } : undefined;
 
-const SITE: MappingConfig = {
-  post: {
-    uid: 'api::article.article',
-    fields: {
-      title: 'title',
-      slug: 'slug',
-      content: 'content',
-      excerpt: 'description',
-      date: 'publishedDate',
-      categories: 'categories',
-      tags: 'tags',
-      author: 'author',
-      featured_image: 'cover',
-      seo: 'seo',
-    },
-  },
-  blogCategory: { uid: 'api::category.category', fields: { name: 'name', slug: 'slug', parent: 'parent' } },
-  author: { uid: 'api::author.author', fields: { display_name: 'name', email: 'email' } },
-};
+/** The example site's own config, read with Strapi's env helper defaults. */
+const defaults = <T>(_name: string, fallback?: T) => fallback;
+const env = Object.assign(defaults, { array: defaults, int: defaults, bool: defaults, json: defaults });
+const SITE: MappingConfig = require('../../example/config/plugins.js')({ env })['publish-bridge'].config.contentTypes;
 
 describe('resolveMapping', () => {
   test('the plugin types resolve with no problem and every contract field stored', () => {
@@ -73,8 +58,9 @@ describe('resolveMapping', () => {
       description: { attribute: 'metaDescription', adapter: 'text', attributeType: 'string', limits: { min: 50, max: 160 } },
       keywords: { attribute: 'keywords', adapter: 'names', attributeType: 'text', limits: {} },
     });
-    expect(post.unmapped).toEqual(['reading_time', 'source_id']);
-    expect(resources.author.unmapped).toEqual(['username', 'first_name', 'last_name', 'description', 'role', 'url']);
+    expect(post.fields.reading_time).toMatchObject({ adapter: 'text', attribute: 'readingTime' });
+    expect(post.unmapped).toEqual([]);
+    expect(resources.author.unmapped).toEqual(['username', 'first_name', 'last_name', 'role', 'url']);
     expect(resources.tag.uid).toBe('plugin::publish-bridge.tag');
   });
 

@@ -3,8 +3,6 @@ import type { Paging } from '../contract/paging';
 import type { ProductCategoryCreate } from '../contract/schemas';
 import { PLUGIN_ID } from '../constants';
 import type { Resource } from '../resources';
-import type { PostResult } from './posts';
-import type { Transaction } from './transactions';
 
 /** A product category list item (contract 2.8): all strings. */
 export type ProductCategoryItem = {
@@ -21,20 +19,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   return {
     /** Idempotent by `source_id` or name (case-insensitive): an existing category is returned as it is. */
-    async create({ name, ...rest }: ProductCategoryCreate): Promise<PostResult> {
-      const media = await plugin().service('fields').importMedia(resource(), rest);
-      return plugin()
-        .service('transactions')
-        .run(async (transaction: Transaction) => {
-          const { data, notes } = await plugin()
-            .service('fields')
-            .toData(transaction, resource(), rest, media);
-          const { documentId } = await plugin()
-            .service('taxonomy')
-            .findOrCreate(transaction, 'productCategory', name, { sourceId: rest.source_id, data });
-          return { ...(await plugin().service('entities').response(resource(), documentId)), notes };
-        });
-    },
+    create: ({ name, ...fields }: ProductCategoryCreate) =>
+      plugin()
+        .service('taxonomy')
+        .createFromContract('productCategory', name, fields, { sourceId: fields.source_id }),
 
     /** Published categories in creation order; `parent` is the parent's id, or "" for a top-level one. */
     async list({ offset, limit }: Paging): Promise<ProductCategoryItem[]> {

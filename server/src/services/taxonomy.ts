@@ -2,6 +2,8 @@ import type { Core } from '@strapi/strapi';
 import { PLUGIN_ID } from '../constants';
 import type { Resource } from '../resources';
 import { toSlug } from '../utils/slug';
+import type { ContractInput } from './fields';
+import type { PostResult } from './posts';
 import type { Transaction } from './transactions';
 
 export type NamedKind = 'blogCategory' | 'tag' | 'productCategory' | 'author';
@@ -60,6 +62,29 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const claims = new Set([...sourceKeys, nameKey, ...(freeSlug ? [`slug:${freeSlug}`] : [])]);
       await registry.claimAll(trx, resource, [...claims], created.documentId);
       return { documentId: created.documentId, created: true };
+    },
+
+    /**
+     * The contract's create of a named entity (a blog or product category): the existing one
+     * when the name, slug or source_id is known, else a new one with `fields` stored.
+     */
+    async createFromContract(
+      kind: NamedKind,
+      name: string,
+      fields: ContractInput,
+      identity: { slug?: string; sourceId?: string } = {}
+    ): Promise<PostResult> {
+      const resource: Resource = plugin().service('mapping').resource(kind);
+      const media = await plugin().service('fields').importMedia(resource, fields);
+      return plugin()
+        .service('transactions')
+        .run(async (transaction: Transaction) => {
+          const { data, notes } = await plugin()
+            .service('fields')
+            .toData(transaction, resource, fields, media);
+          const { documentId } = await this.findOrCreate(transaction, kind, name, { ...identity, data });
+          return { ...(await plugin().service('entities').response(resource, documentId)), notes };
+        });
     },
 
     /** Document ids for `names` in their order, duplicates (case-insensitive) folded. */
