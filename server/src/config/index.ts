@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CAPABILITIES, type Capability } from '../contract/capabilities';
 import { isValidTimeZone } from '../contract/dates';
+import { allowListEntryProblem } from '../mapping/address-guard';
 
 const MEGABYTE = 1024 * 1024;
 
@@ -53,6 +54,27 @@ export const pluginConfigSchema = z
     platform: z.object({ timeoutMs: z.number().int().min(500).max(120_000) }).strict(),
     /** How long "Test connection" waits for the site's own handshake through its public URL. */
     connectionTest: z.object({ timeoutMs: z.number().int().min(500).max(120_000) }).strict(),
+    /** Image import: hosts or addresses (IP, CIDR) that may be private, and limits of one download. */
+    media: z
+      .object({
+        allowedHosts: z.array(
+          z.string().refine((entry) => !allowListEntryProblem(entry), {
+            error: 'must be a host name, an IP address or a CIDR range such as "10.0.0.0/8"',
+          })
+        ),
+        timeoutMs: z
+          .number()
+          .int()
+          .min(500)
+          .max(10 * 60_000),
+        maxBytes: z
+          .number()
+          .int()
+          .min(1024)
+          .max(512 * MEGABYTE),
+        importInlineImages: z.boolean(),
+      })
+      .strict(),
   })
   .strict();
 
@@ -77,6 +99,7 @@ export default {
     activityLog: { maxEntries: 10_000, maxAgeDays: 30 },
     platform: { timeoutMs: 10_000 },
     connectionTest: { timeoutMs: 10_000 },
+    media: { allowedHosts: [], timeoutMs: 10_000, maxBytes: 10 * MEGABYTE, importInlineImages: true },
   } satisfies PluginConfig,
   validator(config: unknown) {
     const result = pluginConfigSchema.safeParse(config);

@@ -5,6 +5,7 @@ import connectionTest from './connection-test';
 import entities from './entities';
 import handshake from './handshake';
 import identities from './identities';
+import media from './media';
 import pages from './pages';
 import platformLogs from './platform-logs';
 import posts from './posts';
@@ -23,6 +24,7 @@ export default {
   entities,
   handshake,
   identities,
+  media,
   pages,
   'platform-logs': platformLogs,
   posts,

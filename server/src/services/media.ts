@@ -1,0 +1,413 @@
+import type { Core } from '@strapi/strapi';
+import { createHash } from 'node:crypto';
+import type { LookupAddress } from 'node:dns';
+import { lookup as resolveHost } from 'node:dns/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Transform, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { PluginConfig } from '../config';
+import { PLUGIN_ID } from '../constants';
+import { checkAddress, normaliseHost, parseAllowList, type AllowList } from '../mapping/address-guard';
+import { toSlug } from '../utils/slug';
+import type { Transaction } from './transactions';
+
+/** A file entity of Strapi's upload plugin (`plugin::upload.file`), as stored in the Media Library. */
+export type UploadedFile = {
+  id: number;
+  documentId: string;
+  name: string;
+  alternativeText: string | null;
+  caption: string | null;
+  width: number | null;
+  height: number | null;
+  hash: string;
+  ext: string;
+  mime: string;
+  size: number;
+  url: string;
+  provider: string;
+  createdAt: string;
+  updatedAt: string;
+  [attribute: string]: unknown;
+};
+
+export type ImportOptions = { alt?: string; caption?: string };
+export type ImportResult = { ok: true; file: UploadedFile; reused: boolean } | { ok: false; reason: string };
+
+const RESOURCE = 'media';
+const FILE_UID = 'plugin::upload.file';
+const MAX_REDIRECTS = 3;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** Enough of the start of a file for every signature below, including an AVIF `ftyp` box. */
+const HEAD_BYTES = 64;
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const ascii = (head: Buffer, start: number, end: number) => head.toString('latin1', start, end);
+
+/** An ISO-BMFF `ftyp` box whose major or compatible brands name AVIF. */
+function isAvif(head: Buffer): boolean {
+  if (head.length < 12 || ascii(head, 4, 8) !== 'ftyp') return false;
+  const boxEnd = Math.min(head.readUInt32BE(0), head.length);
+  const brandOffsets = [8];
+  for (let offset = 16; offset + 4 <= boxEnd; offset += 4) brandOffsets.push(offset);
+  return brandOffsets.some((offset) => ['avif', 'avis'].includes(ascii(head, offset, offset + 4)));
+}
+
+/** The image types accepted, each with the bytes its files start with. SVG is left out: it can carry scripts. */
+const IMAGE_TYPES: Record<string, { label: string; ext: string; matches(head: Buffer): boolean }> = {
+  'image/png': { label: 'PNG', ext: '.png', matches: (head) => head.subarray(0, 8).equals(PNG_SIGNATURE) },
+  'image/jpeg': {
+    label: 'JPEG',
+    ext: '.jpg',
+    matches: (head) => head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff,
+  },
+  'image/gif': {
+    label: 'GIF',
+    ext: '.gif',
+    matches: (head) => ['GIF87a', 'GIF89a'].includes(ascii(head, 0, 6)),
+  },
+  'image/webp': {
+    label: 'WebP',
+    ext: '.webp',
+    matches: (head) => ascii(head, 0, 4) === 'RIFF' && ascii(head, 8, 12) === 'WEBP',
+  },
+  'image/avif': { label: 'AVIF', ext: '.avif', matches: isAvif },
+};
+const ACCEPT_HEADER = Object.keys(IMAGE_TYPES).join(', ');
+const ACCEPTED_LABELS = Object.values(IMAGE_TYPES)
+  .map(({ label }) => label)
+  .join(', ');
+
+/** A download the service declines; the message is the reason the caller gets. */
+class ImportRefused extends Error {}
+
+const formatBytes = (bytes: number) =>
+  bytes >= 1024 * 1024 ? `${+(bytes / (1024 * 1024)).toFixed(1)} MB` : `${+(bytes / 1024).toFixed(1)} KB`;
+
+/** Counts the bytes passing through, stops past the limit, and keeps the first bytes for the signature check. */
+class SizeLimit extends Transform {
+  size = 0;
+  head = Buffer.alloc(0);
+
+  constructor(private readonly maxBytes: number) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
+    this.size += chunk.length;
+    if (this.size > this.maxBytes) {
+      callback(
+        new ImportRefused(`the image is larger than the ${formatBytes(this.maxBytes)} limit (media.maxBytes)`)
+      );
+      return;
+    }
+    if (this.head.length < HEAD_BYTES) {
+      this.head = Buffer.concat([this.head, chunk.subarray(0, HEAD_BYTES - this.head.length)]);
+    }
+    callback(null, chunk);
+  }
+}
+
+function parseImageUrl(raw: string, base?: URL): URL {
+  let url: URL;
+  try {
+    url = new URL(raw, base);
+  } catch {
+    throw new ImportRefused(`"${raw.slice(0, 200)}" is not a valid URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ImportRefused(`only http and https URLs are imported, not ${url.protocol}`);
+  }
+  return url;
+}
+
+/** The URL without credentials, for messages and logs. */
+function displayUrl(raw: string): string {
+  try {
+    const url = new URL(raw);
+    url.username = '';
+    url.password = '';
+    return url.href;
+  } catch {
+    return raw.slice(0, 200);
+  }
+}
+
+/** A URL path decoded for a file name; a malformed escape is kept as written. */
+function decodePath(pathname: string): string {
+  try {
+    return decodeURIComponent(pathname);
+  } catch {
+    return pathname;
+  }
+}
+
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** The addresses `url`'s host resolves to, every one checked against the SSRF guard. */
+async function resolveCheckedAddresses(url: URL, allowList: AllowList, signal: AbortSignal) {
+  const host = normaliseHost(url.hostname);
+  const literal = isIP(host);
+  let addresses: LookupAddress[];
+  if (literal) {
+    addresses = [{ address: host, family: literal }];
+  } else {
+    try {
+      addresses = await untilAborted(resolveHost(host, { all: true, verbatim: true }), signal);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      throw new ImportRefused(
+        `the host ${host} could not be resolved (${(error as NodeJS.ErrnoException).code})`
+      );
+    }
+  }
+  for (const { address } of addresses) {
+    const verdict = checkAddress(host, address, allowList);
+    if (!verdict.allowed) {
+      const subject = literal ? host : `${host} resolves to ${address}, which`;
+      throw new ImportRefused(
+        `${subject} is a ${verdict.kind} address; list the host in media.allowedHosts of the plugin config to allow it`
+      );
+    }
+  }
+  return addresses;
+}
+
+/**
+ * Hands the socket only addresses that were checked, so a DNS answer that changes between the
+ * check and the connection (DNS rebinding) cannot send it elsewhere.
+ */
+const pinnedLookup =
+  (addresses: LookupAddress[]): LookupFunction =>
+  (hostname, options, callback) => {
+    const usable = options.family ? addresses.filter(({ family }) => family === options.family) : addresses;
+    if (usable.length === 0) {
+      callback(
+        Object.assign(new Error(`no checked IPv${options.family} address for ${hostname}`), {
+          code: 'ENOTFOUND',
+        }),
+        ''
+      );
+    } else if (options.all) {
+      callback(null, usable);
+    } else {
+      callback(null, usable[0].address, usable[0].family);
+    }
+  };
+
+function request(url: URL, addresses: LookupAddress[], signal: AbortSignal): Promise<IncomingMessage> {
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    client
+      // A fresh agent: a pooled socket could have been opened to an address checked under another config.
+      .get(
+        url,
+        { agent: false, lookup: pinnedLookup(addresses), signal, headers: { accept: ACCEPT_HEADER } },
+        resolve
+      )
+      .on('error', reject);
+  });
+}
+
+/** The response that carries the image, after at most MAX_REDIRECTS redirects, each hop checked. */
+async function fetchImageResponse(start: URL, allowList: AllowList, signal: AbortSignal) {
+  let url = start;
+  for (let redirects = 0; ; redirects += 1) {
+    const addresses = await resolveCheckedAddresses(url, allowList, signal);
+    let response: IncomingMessage;
+    try {
+      response = await request(url, addresses, signal);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      const { code, message } = error as NodeJS.ErrnoException;
+      throw new ImportRefused(`the download from ${url.host} failed (${code ?? message})`);
+    }
+    const status = response.statusCode ?? 0;
+    if (!REDIRECT_STATUSES.has(status)) return { url, response };
+    response.destroy();
+    const location = response.headers.location;
+    if (!location) throw new ImportRefused(`the server answered HTTP ${status} without a Location header`);
+    if (redirects === MAX_REDIRECTS)
+      throw new ImportRefused(`the URL redirects more than ${MAX_REDIRECTS} times`);
+    url = parseImageUrl(location, url);
+  }
+}
+
+/** Downloads the image at `url` into `destination`, refusing anything that is not a small, genuine image. */
+async function download(url: URL, destination: string, media: PluginConfig['media'], signal: AbortSignal) {
+  const allowList = parseAllowList(media.allowedHosts);
+  const { url: finalUrl, response } = await fetchImageResponse(url, allowList, signal);
+  try {
+    if (response.statusCode !== 200) {
+      throw new ImportRefused(`the server answered HTTP ${response.statusCode}`);
+    }
+    const mime = (response.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    if (mime === 'image/svg+xml')
+      throw new ImportRefused('SVG images are not imported: they can carry scripts');
+    const type = IMAGE_TYPES[mime];
+    if (!type) {
+      throw new ImportRefused(
+        `the server sent ${mime ? `"${mime}"` : 'no content type'}, not an image (accepted: ${ACCEPTED_LABELS})`
+      );
+    }
+    const declaredLength = Number(response.headers['content-length']);
+    if (declaredLength > media.maxBytes) {
+      throw new ImportRefused(
+        `the server announced ${declaredLength} bytes, over the ${formatBytes(media.maxBytes)} limit (media.maxBytes)`
+      );
+    }
+    const limit = new SizeLimit(media.maxBytes);
+    try {
+      await pipeline(response, limit, createWriteStream(destination), { signal });
+    } catch (error) {
+      if (error instanceof ImportRefused || signal.aborted) throw error;
+      const { code, message } = error as NodeJS.ErrnoException;
+      throw new ImportRefused(`the download from ${finalUrl.host} broke off (${code ?? message})`);
+    }
+    if (!type.matches(limit.head)) {
+      throw new ImportRefused(`the server called the content ${mime}, but it is not a ${type.label} image`);
+    }
+    return { url: finalUrl, mime, ext: type.ext, label: type.label, size: limit.size };
+  } finally {
+    response.destroy();
+  }
+}
+
+/**
+ * Imports images from publishers' URLs into the Media Library: one file per source URL, so a
+ * republished post reuses the file it got the first time.
+ */
+export default ({ strapi }: { strapi: Core.Strapi }) => {
+  const plugin = () => strapi.plugin(PLUGIN_ID);
+  const transactions = () => plugin().service('transactions');
+  const identities = () => plugin().service('identities');
+  const uploads = () => strapi.plugin('upload').service('upload');
+  const files = () => strapi.db.query(FILE_UID as never);
+  const mediaConfig = () => (strapi.config.get(`plugin::${PLUGIN_ID}`) as PluginConfig).media;
+
+  const keyOf = (url: URL) => `url:${createHash('sha256').update(url.href).digest('hex')}`;
+
+  /** The file the registry holds for `key`; a key whose file was deleted from the Media Library is dropped. */
+  async function registeredFile({ trx }: Transaction, key: string): Promise<UploadedFile | null> {
+    const target = await identities().lookup(trx, RESOURCE, key);
+    if (!target) return null;
+    const file = (await files().findOne({ where: { id: Number(target) } })) as UploadedFile | null;
+    if (!file) await identities().forgetKey(trx, RESOURCE, key);
+    return file;
+  }
+
+  /** Records `uploaded` as the file for `key`, or returns the file a concurrent import recorded first. */
+  function claim(key: string, uploaded: UploadedFile): Promise<UploadedFile | null> {
+    return transactions().run(async (transaction: Transaction) => {
+      const winner = await registeredFile(transaction, key);
+      if (winner) return winner;
+      await identities().claim(transaction.trx, RESOURCE, key, String(uploaded.id));
+      return null;
+    });
+  }
+
+  async function downloadAndUpload(url: URL, options: ImportOptions): Promise<UploadedFile> {
+    const media = mediaConfig();
+    const signal = AbortSignal.timeout(media.timeoutMs);
+    const directory = await mkdtemp(path.join(os.tmpdir(), 'publish-bridge-media-'));
+    try {
+      const filepath = path.join(directory, 'download');
+      const image = await download(url, filepath, media, signal).catch((error) => {
+        throw signal.aborted
+          ? new ImportRefused(`the download took longer than ${media.timeoutMs} ms (media.timeoutMs)`)
+          : error;
+      });
+      await assertDecodable(filepath, image.label);
+      const name = `${toSlug(path.parse(decodePath(image.url.pathname)).name, 'image')}${image.ext}`;
+      const [file] = (await uploads().upload({
+        data: { fileInfo: { name, alternativeText: options.alt, caption: options.caption } },
+        files: { filepath, originalFilename: name, mimetype: image.mime, size: image.size },
+      })) as UploadedFile[];
+      return file;
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  }
+
+  /**
+   * The upload plugin stores bytes its decoder cannot read as a plain file without dimensions,
+   * so the import asks that decoder first and takes only a picture it can read.
+   */
+  async function assertDecodable(filepath: string, label: string) {
+    const imaging = strapi.plugin('upload').service('image-manipulation');
+    const file = { filepath, getStream: () => createReadStream(filepath) };
+    const { width, height } = await imaging.getDimensions(file).catch(() => ({ width: null, height: null }));
+    if (!width || !height || (await imaging.isFaultyImage(file))) {
+      throw new ImportRefused(`the file is not a readable ${label} image`);
+    }
+  }
+
+  /** Deletes a file this import uploaded but does not keep (a concurrent import of the URL won). */
+  async function discard(file: UploadedFile) {
+    try {
+      await uploads().remove(file);
+    } catch (error) {
+      strapi.log.warn(
+        `[${PLUGIN_ID}] could not delete duplicate media file ${file.id}: ${(error as Error).message}`
+      );
+    }
+  }
+
+  function reasonOf(error: unknown): string {
+    if (error instanceof ImportRefused) return error.message;
+    const { name, message, stack } = error as Error;
+    // The upload plugin's own checks (e.g. its upload size limit) arrive as its errors.
+    if (name === 'ApplicationError' || name === 'PayloadTooLargeError') {
+      return `the Media Library refused the file: ${message}`;
+    }
+    strapi.log.error(`[${PLUGIN_ID}] image import failed unexpectedly: ${stack ?? error}`);
+    return `the import failed: ${message ?? error}`;
+  }
+
+  return {
+    /**
+     * Imports the image at `rawUrl`, or reuses the file an earlier import of the same URL made.
+     * Never throws for a bad, unsafe or failed download: it answers `ok: false` with the reason.
+     * Call it outside any transaction: a download must not hold database locks.
+     */
+    async importImage(rawUrl: string, options: ImportOptions = {}): Promise<ImportResult> {
+      if (strapi.db.inTransaction()) {
+        throw new Error('media.importImage must not run inside a database transaction');
+      }
+      try {
+        const url = parseImageUrl(rawUrl);
+        const key = keyOf(url);
+        const existing = await transactions().run((transaction: Transaction) =>
+          registeredFile(transaction, key)
+        );
+        if (existing) return { ok: true, file: existing, reused: true };
+
+        const uploaded = await downloadAndUpload(url, options);
+        const winner = await claim(key, uploaded).catch(async (error) => {
+          await discard(uploaded);
+          throw error;
+        });
+        if (!winner) return { ok: true, file: uploaded, reused: false };
+        await discard(uploaded);
+        return { ok: true, file: winner, reused: true };
+      } catch (error) {
+        const reason = reasonOf(error);
+        strapi.log.warn(`[${PLUGIN_ID}] image ${displayUrl(rawUrl)} was not imported: ${reason}`);
+        return { ok: false, reason };
+      }
+    },
+  };
+};

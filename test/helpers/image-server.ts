@@ -1,0 +1,166 @@
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import zlib from 'node:zlib';
+
+/**
+ * A stand-in for a publisher's image host, on loopback: real PNG and JPEG bytes, and the ways a
+ * download goes wrong (404, HTML, SVG, a lying content type, oversized and endless bodies,
+ * redirects).
+ */
+
+function pngChunk(type: string, data: Buffer): Buffer {
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const typeAndData = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(zlib.crc32(typeAndData));
+  return Buffer.concat([length, typeAndData, crc]);
+}
+
+/** A valid truecolour PNG of the given size, each pixel a different shade, built byte by byte. */
+export function makePng(width: number, height: number): Buffer {
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.writeUInt8(8, 8); // bit depth
+  header.writeUInt8(2, 9); // colour type: RGB
+  const rows: Buffer[] = [];
+  for (let y = 0; y < height; y += 1) {
+    const row = Buffer.alloc(1 + width * 3); // filter byte 0, then RGB triples
+    for (let x = 0; x < width; x += 1) row.set([(x * 70) % 256, (y * 90) % 256, 160], 1 + x * 3);
+    rows.push(row);
+  }
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk('IHDR', header),
+    pngChunk('IDAT', zlib.deflateSync(Buffer.concat(rows))),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+export const PNG_SIZE = { width: 5, height: 3 };
+export const PNG_BYTES = makePng(PNG_SIZE.width, PNG_SIZE.height);
+export const JPEG_SIZE = { width: 8, height: 6 };
+
+/** A real baseline JPEG, encoded by sharp (the image library Strapi's upload plugin itself uses). */
+async function makeJpeg(): Promise<Buffer> {
+  const sharp = require('sharp');
+  return sharp(makePng(JPEG_SIZE.width, JPEG_SIZE.height)).jpeg({ quality: 90 }).toBuffer();
+}
+
+export type ImageServer = {
+  /** `http://127.0.0.1:<port>` */
+  origin: string;
+  url(pathAndQuery: string): string;
+  /** How many requests reached `path` (query string ignored). */
+  hits(path: string): number;
+  stop(): Promise<void>;
+};
+
+export async function startImageServer(): Promise<ImageServer> {
+  const jpeg = await makeJpeg();
+  const hits = new Map<string, number>();
+  const sockets = new Set<Socket>();
+
+  const server = http.createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://image-server');
+    hits.set(url.pathname, (hits.get(url.pathname) ?? 0) + 1);
+    const send = (
+      status: number,
+      type: string,
+      body: Buffer | string,
+      headers: http.OutgoingHttpHeaders = {}
+    ) => {
+      response.writeHead(status, {
+        'content-type': type,
+        'content-length': Buffer.byteLength(body),
+        ...headers,
+      });
+      response.end(body);
+    };
+
+    // Any path ending in .png under /images/ serves the PNG, so tests can make URLs of their own.
+    if (url.pathname.startsWith('/images/') && url.pathname.endsWith('.png')) {
+      return send(200, 'image/png', PNG_BYTES);
+    }
+    switch (url.pathname) {
+      case '/photo.jpg':
+        return send(200, 'image/jpeg; charset=binary', jpeg);
+      case '/missing.png':
+        return send(404, 'text/plain', 'Not Found');
+      case '/page.html':
+        return send(200, 'text/html; charset=utf-8', '<!doctype html><title>Not an image</title>');
+      case '/logo.svg':
+        return send(
+          200,
+          'image/svg+xml',
+          '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'
+        );
+      case '/disguised.jpg':
+        // PNG bytes under a JPEG label: the content type lies.
+        return send(200, 'image/jpeg', PNG_BYTES);
+      case '/corrupt.png':
+        // The PNG signature followed by garbage: passes the signature check, not the image decoder.
+        return send(200, 'image/png', Buffer.concat([PNG_BYTES.subarray(0, 8), Buffer.alloc(200, 0x41)]));
+      case '/huge-declared.png':
+      case '/huge-streamed.png': {
+        const total = Number(url.searchParams.get('bytes'));
+        const declared = url.pathname === '/huge-declared.png';
+        response.writeHead(200, {
+          'content-type': 'image/png',
+          ...(declared ? { 'content-length': total } : {}),
+        });
+        response.write(PNG_BYTES.subarray(0, 8));
+        let left = total - 8;
+        const chunk = Buffer.alloc(64 * 1024);
+        const pump = () => {
+          while (left > 0 && !response.destroyed) {
+            const piece = chunk.subarray(0, Math.min(chunk.length, left));
+            left -= piece.length;
+            if (!response.write(piece)) return void response.once('drain', pump);
+          }
+          response.end();
+        };
+        response.on('error', () => undefined);
+        return pump();
+      }
+      case '/slow.png':
+        // Starts an image and never finishes it.
+        response.writeHead(200, { 'content-type': 'image/png', 'content-length': PNG_BYTES.length });
+        return void response.write(PNG_BYTES.subarray(0, 8));
+      case '/redirect':
+        return send(302, 'text/plain', 'Found', { location: url.searchParams.get('to') ?? '/' });
+      case '/redirect-without-location':
+        return send(302, 'text/plain', 'Found');
+      default: {
+        // /hops/N redirects N times (relative Locations) before landing on the PNG.
+        const hops = /^\/hops\/(\d+)$/.exec(url.pathname);
+        if (hops) {
+          const left = Number(hops[1]);
+          const location = left > 0 ? `/hops/${left - 1}` : '/images/after-hops.png';
+          return send(301, 'text/plain', 'Moved', { location });
+        }
+        return send(404, 'text/plain', 'Not Found');
+      }
+    }
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    origin,
+    url: (pathAndQuery) => `${origin}${pathAndQuery}`,
+    hits: (path) => hits.get(path) ?? 0,
+    async stop() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve, reject) =>
+        server.close((error) => (error ? reject(error) : resolve()))
+      );
+    },
+  };
+}
