@@ -2,8 +2,24 @@ import { z } from 'zod';
 import { CAPABILITIES, type Capability } from '../contract/capabilities';
 import { isValidTimeZone } from '../contract/dates';
 import { allowListEntryProblem } from '../mapping/address-guard';
+import { RESOURCE_KINDS } from '../mapping/catalogue';
 
 const MEGABYTE = 1024 * 1024;
+
+const fieldMapping = z.union([
+  z.string().min(1),
+  z
+    .object({
+      title: z.string().optional(),
+      description: z.string().optional(),
+      keywords: z.string().optional(),
+    })
+    .strict(),
+]);
+
+const contentTypeMapping = z
+  .object({ uid: z.string().min(1), fields: z.record(z.string(), fieldMapping) })
+  .strict();
 
 const urlTemplate = z.string().regex(/^https?:\/\/[^\s]*\{(slug|id)\}/, {
   error: 'must be an absolute http(s) URL containing {slug} or {id}, e.g. "https://example.com/blog/{slug}"',
@@ -41,6 +57,8 @@ export const pluginConfigSchema = z
       .string()
       .refine(isValidTimeZone, { error: 'must be an IANA time zone such as "Europe/Paris"' }),
     site: z.object({ name: z.string().optional(), url: z.string().optional() }),
+    /** Resources stored in the site's own content types instead of the plugin's. */
+    contentTypes: z.partialRecord(z.enum(RESOURCE_KINDS), contentTypeMapping),
     /** How long a read of the stored settings may be reused; bounds how long two instances disagree. */
     settingsCacheMs: z.number().int().min(0).max(60_000),
     /** The activity log keeps at most `maxEntries` rows, none older than `maxAgeDays`. */
@@ -95,6 +113,7 @@ export default {
     urlTemplates: {},
     timezone: 'UTC',
     site: {},
+    contentTypes: {},
     settingsCacheMs: 2_000,
     activityLog: { maxEntries: 10_000, maxAgeDays: 30 },
     platform: { timeoutMs: 10_000 },

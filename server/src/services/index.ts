@@ -3,8 +3,10 @@ import authors from './authors';
 import blogCategories from './blog-categories';
 import connectionTest from './connection-test';
 import entities from './entities';
+import fields from './fields';
 import handshake from './handshake';
 import identities from './identities';
+import mapping from './mapping';
 import media from './media';
 import pages from './pages';
 import platformLogs from './platform-logs';
@@ -22,8 +24,10 @@ export default {
   'blog-categories': blogCategories,
   'connection-test': connectionTest,
   entities,
+  fields,
   handshake,
   identities,
+  mapping,
   media,
   pages,
   'platform-logs': platformLogs,
