@@ -46,15 +46,15 @@ export type Reply = { status: number; body: any; headers: Headers };
 
 /**
  * Boots the example site in this process with the plugin loaded from its build, on a fresh
- * database, listening on a free port.
+ * database, listening on a free port. `env` overrides the site's environment (undefined
+ * unsets a variable) until `stop()`, which restores it: jest reuses a worker process for
+ * the next test file, and a leaked PUBLISH_BRIDGE_TIMEZONE would change its results.
  */
 export async function startSite(env: Record<string, string | undefined> = {}): Promise<Site> {
   const database = await createTestDatabase();
   const settings = { ...TEST_SECRETS, PUBLISH_BRIDGE_API_KEY: TEST_KEY, ...database.env, ...env };
-  for (const [name, value] of Object.entries(settings)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
+  const previousEnv = Object.fromEntries(Object.keys(settings).map((name) => [name, process.env[name]]));
+  applyEnv(settings);
   const { createStrapi } = require('@strapi/strapi');
   const strapi: Core.Strapi = await createStrapi({
     appDir: EXAMPLE_DIR,
@@ -100,6 +100,14 @@ export async function startSite(env: Record<string, string | undefined> = {}): P
     async stop() {
       await strapi.destroy();
       await database.drop();
+      applyEnv(previousEnv);
     },
   };
+}
+
+function applyEnv(values: Record<string, string | undefined>) {
+  for (const [name, value] of Object.entries(values)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
 }

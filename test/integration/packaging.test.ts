@@ -1,0 +1,97 @@
+import fs from 'node:fs';
+import { signedHeaders, TEST_KEY } from '../helpers/signing';
+import { PREFIX } from '../helpers/site';
+import {
+  bootScratchApp,
+  createScratchApp,
+  makeWorkDir,
+  packRepository,
+  type BootedApp,
+  type PackedTarball,
+} from '../packaging/scratch-app';
+
+const SECRETS = {
+  APP_KEYS: 'packKeyOne,packKeyTwo',
+  API_TOKEN_SALT: 'pack-api-token-salt',
+  ADMIN_JWT_SECRET: 'pack-admin-jwt-secret',
+  TRANSFER_TOKEN_SALT: 'pack-transfer-token-salt',
+  JWT_SECRET: 'pack-jwt-secret',
+  ENCRYPTION_KEY: 'pack-encryption-key-0123456789abcdef',
+  SERVE_ADMIN_PANEL: 'false',
+  STRAPI_TELEMETRY_DISABLED: 'true',
+  BROWSER: 'false',
+  STRAPI_LOG_LEVEL: 'warn',
+  DATABASE_CLIENT: 'sqlite',
+  DATABASE_FILENAME: ':memory:',
+  PUBLISH_BRIDGE_API_KEY: TEST_KEY,
+  PUBLISH_BRIDGE_DEMO_SEED: 'false',
+};
+
+describe('the npm package installed into a fresh Strapi app', () => {
+  let workDir: string;
+  let tarball: PackedTarball;
+  let app: BootedApp;
+
+  beforeAll(async () => {
+    workDir = makeWorkDir();
+    tarball = packRepository(workDir);
+    const appDir = createScratchApp(workDir, tarball.file);
+    app = await bootScratchApp(appDir, SECRETS);
+  });
+
+  afterAll(async () => {
+    await app?.stop();
+    if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
+  });
+
+  const send = (path: string, body: string) =>
+    fetch(`http://127.0.0.1:${app.report.port}${PREFIX}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...signedHeaders(body) },
+      body,
+    });
+
+  it('ships the build and the entry points, not the sources or the example', () => {
+    expect(tarball.files).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'strapi-server.js',
+        'dist/server/index.js',
+        'dist/admin/index.js',
+      ])
+    );
+    expect(tarball.files.filter((file) => /^(server|admin|test|example|scripts)\//.test(file))).toEqual([]);
+  });
+
+  it('is loaded from the installed tarball, enabled by package name', () => {
+    expect(app.report.pluginLoaded).toBe(true);
+    expect(app.report.postTypeRegistered).toBe(true);
+    expect(app.report.serverEntries).toEqual([
+      'node_modules/strapi-plugin-publish-bridge/dist/server/index.js',
+    ]);
+  });
+
+  it('answers a signed handshake', async () => {
+    const response = await send('/handshake', '{}');
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ ok: true, contract: 'v1', version: '1.0' });
+    expect(Array.isArray(body.capabilities)).toBe(true);
+  });
+
+  it('creates a post with the configured URL template', async () => {
+    const response = await send('/posts', '{"title":"Packed","content":"<p>x</p>","status":"publish"}');
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      id: expect.any(String),
+      url: 'https://scratch.example/blog/packed',
+    });
+  });
+
+  it('refuses an unsigned request', async () => {
+    const response = await fetch(`http://127.0.0.1:${app.report.port}${PREFIX}/handshake`, {
+      method: 'POST',
+    });
+    expect(response.status).toBe(401);
+  });
+});

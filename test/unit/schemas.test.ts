@@ -1,0 +1,269 @@
+import { ContractError, parseBody } from '../../server/src/contract/errors';
+import {
+  authorCreateSchema,
+  blogCategoryCreateSchema,
+  handshakeSchema,
+  postCreateSchema,
+  postUpdateSchema,
+  productUpdateSchema,
+} from '../../server/src/contract/schemas';
+
+const minimalPost = { title: 'Hello', content: '<p>Body</p>', status: 'publish' };
+
+/** The 400 message a body gets, or undefined when it is accepted. */
+function refusal(schema: Parameters<typeof parseBody>[0], body: unknown): string | undefined {
+  try {
+    parseBody(schema, body);
+    return undefined;
+  } catch (error) {
+    expect(error).toBeInstanceOf(ContractError);
+    expect((error as ContractError).status).toBe(400);
+    return (error as ContractError).message;
+  }
+}
+
+describe('post create', () => {
+  it('accepts the three required fields alone', () => {
+    expect(parseBody(postCreateSchema, minimalPost)).toEqual(minimalPost);
+  });
+
+  it.each(['title', 'content', 'status'])('requires %s and names it', (field) => {
+    const body: Record<string, unknown> = { ...minimalPost };
+    delete body[field];
+    expect(refusal(postCreateSchema, body)).toMatch(new RegExp(`^Invalid request: ${field}: `));
+  });
+
+  it('treats a null required field as missing', () => {
+    expect(refusal(postCreateSchema, { ...minimalPost, title: null })).toContain('title:');
+  });
+
+  it('refuses a blank title', () => {
+    expect(refusal(postCreateSchema, { ...minimalPost, title: '   ' })).toContain('title: must not be empty');
+  });
+
+  it('accepts only "publish" and "draft" as status', () => {
+    expect(parseBody(postCreateSchema, { ...minimalPost, status: 'draft' }).status).toBe('draft');
+    for (const status of ['published', 'Publish', 'private', '', 1]) {
+      expect(refusal(postCreateSchema, { ...minimalPost, status })).toContain(
+        'status: must be "publish" or "draft"'
+      );
+    }
+  });
+
+  it('refuses wrong types and names each field', () => {
+    const message = refusal(postCreateSchema, { ...minimalPost, content: 12, tags: 'one,two' });
+    expect(message).toContain('content:');
+    expect(message).toContain('tags:');
+  });
+
+  it('accepts a full post as the publisher sends it', () => {
+    const full = {
+      ...minimalPost,
+      excerpt: 'Short',
+      date: '2026-03-01 09:30:00',
+      categories: ['News', 'Tech'],
+      tags: ['a', 'b'],
+      author: 'Jane Doe',
+      featured_image: 'https://cdn.example.com/a.png',
+      reading_time: '5 min',
+      seo: { title: 'S', description: 'D', keywords: ['k1', 'k2'] },
+      source_id: 'src-1',
+    };
+    expect(parseBody(postCreateSchema, full)).toEqual(full);
+  });
+});
+
+describe('dates', () => {
+  it.each(['2026-03-01 09:30:00', '2024-02-29 23:59:59', '2026-12-31 00:00:00'])('accepts %s', (date) => {
+    expect(parseBody(postCreateSchema, { ...minimalPost, date }).date).toBe(date);
+  });
+
+  it.each([
+    '2026-02-30 10:00:00',
+    '2025-02-29 10:00:00',
+    '2026-13-01 10:00:00',
+    '2026-04-31 10:00:00',
+    '2026-03-01 24:00:00',
+    '2026-03-01 10:60:00',
+    '2026-03-01 10:00:60',
+    '2026-03-01T10:00:00',
+    '2026-03-01 10:00:00Z',
+    '2026-03-01',
+    '2026-3-1 10:00:00',
+    ' 2026-03-01 10:00:00',
+    '',
+  ])('refuses %p with the expected format in the message', (date) => {
+    expect(refusal(postCreateSchema, { ...minimalPost, date })).toContain(
+      'date: must be a date in the format YYYY-MM-DD HH:MM:SS'
+    );
+  });
+});
+
+describe('lengths', () => {
+  it('accepts a 255-character title and refuses 256, naming the field', () => {
+    expect(parseBody(postCreateSchema, { ...minimalPost, title: 'x'.repeat(255) }).title).toHaveLength(255);
+    expect(refusal(postCreateSchema, { ...minimalPost, title: 'x'.repeat(256) })).toMatch(/title: .*255/);
+  });
+
+  it('counts characters, not bytes, so 255 accented letters still fit', () => {
+    expect(parseBody(postCreateSchema, { ...minimalPost, title: 'é'.repeat(255) }).title).toHaveLength(255);
+  });
+
+  it('refuses more than 100 categories or tags', () => {
+    const names = (count: number) => Array.from({ length: count }, (_, index) => `name ${index}`);
+    expect(parseBody(postCreateSchema, { ...minimalPost, categories: names(100) }).categories).toHaveLength(
+      100
+    );
+    expect(refusal(postCreateSchema, { ...minimalPost, categories: names(101) })).toContain('categories:');
+    expect(refusal(postCreateSchema, { ...minimalPost, tags: names(101) })).toContain('tags:');
+  });
+
+  it('refuses an empty or over-long category name, naming its position', () => {
+    expect(refusal(postCreateSchema, { ...minimalPost, categories: ['ok', ' '] })).toContain('categories.1:');
+    expect(refusal(postCreateSchema, { ...minimalPost, tags: ['x'.repeat(256)] })).toContain('tags.0:');
+  });
+
+  it('refuses a source_id longer than the contract id limit of 191', () => {
+    expect(
+      parseBody(postCreateSchema, { ...minimalPost, source_id: 's'.repeat(191) }).source_id
+    ).toHaveLength(191);
+    expect(refusal(postCreateSchema, { ...minimalPost, source_id: 's'.repeat(192) })).toContain('source_id:');
+  });
+
+  it('refuses an over-long seo title and reading time, naming the nested field', () => {
+    expect(refusal(postCreateSchema, { ...minimalPost, seo: { title: 'x'.repeat(256) } })).toContain(
+      'seo.title:'
+    );
+    expect(refusal(postCreateSchema, { ...minimalPost, reading_time: 'x'.repeat(256) })).toContain(
+      'reading_time:'
+    );
+  });
+
+  it('keeps long content whole', () => {
+    const content = `<p>${'word '.repeat(200_000)}</p>`;
+    expect(parseBody(postCreateSchema, { ...minimalPost, content }).content).toBe(content);
+  });
+});
+
+describe('featured image', () => {
+  it('accepts http(s) URLs and an empty string', () => {
+    for (const url of ['https://cdn.example.com/a.png', 'http://example.com/x', '']) {
+      expect(parseBody(postCreateSchema, { ...minimalPost, featured_image: url }).featured_image).toBe(url);
+    }
+  });
+
+  it.each(['javascript:alert(1)', 'ftp://example.com/a.png', '/relative.png', 'https://exa mple.com'])(
+    'refuses %p',
+    (url) => {
+      expect(refusal(postCreateSchema, { ...minimalPost, featured_image: url })).toContain(
+        'featured_image: must be an http(s) URL'
+      );
+    }
+  );
+});
+
+describe('null, unknown and hostile fields', () => {
+  it('reads null as "not sent" on update, so a partial update keeps the stored value', () => {
+    expect(
+      parseBody(postUpdateSchema, {
+        title: null,
+        excerpt: null,
+        categories: null,
+        seo: null,
+        status: null,
+        date: null,
+      })
+    ).toEqual({});
+    expect(parseBody(postUpdateSchema, { seo: { title: null, description: 'd' } })).toEqual({
+      seo: { description: 'd' },
+    });
+  });
+
+  it('drops unknown fields instead of refusing them', () => {
+    const parsed = parseBody(postCreateSchema, { ...minimalPost, sticky: true, seo: { robots: 'noindex' } });
+    expect(parsed).toEqual({ ...minimalPost, seo: {} });
+  });
+
+  it('accepts any subset on update, including the empty object', () => {
+    expect(parseBody(postUpdateSchema, {})).toEqual({});
+    expect(parseBody(postUpdateSchema, { status: 'draft' })).toEqual({ status: 'draft' });
+    expect(parseBody(postUpdateSchema, { content: '<p>x</p>', source_id: 's1' })).toEqual({
+      content: '<p>x</p>',
+      source_id: 's1',
+    });
+  });
+
+  it('keeps update rules for fields that are sent', () => {
+    expect(refusal(postUpdateSchema, { status: 'published' })).toContain('status:');
+    expect(refusal(postUpdateSchema, { title: 'x'.repeat(256) })).toContain('title:');
+    expect(refusal(postUpdateSchema, { date: '2026-02-30 00:00:00' })).toContain('date:');
+  });
+
+  it('leaves "__proto__" keys of a parsed body without effect', () => {
+    const body = JSON.parse(
+      '{"title":"T","content":"C","status":"draft","__proto__":{"polluted":true,"status":"publish"},' +
+        '"seo":{"__proto__":{"polluted":true},"title":"S"},"constructor":{"prototype":{"polluted":true}}}'
+    );
+    const parsed = parseBody(postCreateSchema, body) as Record<string, unknown>;
+    expect(parsed).toEqual({ title: 'T', content: 'C', status: 'draft', seo: { title: 'S' } });
+    expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
+    expect(Object.keys(parsed)).toEqual(['title', 'content', 'status', 'seo']);
+    expect(parsed.polluted).toBeUndefined();
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(parseBody(handshakeSchema, body)).toBeDefined();
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('refuses a body that is not a JSON object', () => {
+    for (const body of [[minimalPost], 'text', 42, null, true]) {
+      expect(refusal(postCreateSchema, body)).toBe('Invalid request: the body must be a JSON object.');
+    }
+  });
+});
+
+describe('author create', () => {
+  it('needs a display_name or a username', () => {
+    expect(parseBody(authorCreateSchema, { display_name: 'Jane' })).toEqual({ display_name: 'Jane' });
+    expect(parseBody(authorCreateSchema, { username: 'jane' })).toEqual({ username: 'jane' });
+    expect(refusal(authorCreateSchema, { email: 'jane@example.com' })).toContain(
+      'display_name: an author needs at least a display_name or a username'
+    );
+    expect(refusal(authorCreateSchema, { display_name: '  ', username: '' })).toContain('display_name:');
+  });
+
+  it('validates the email', () => {
+    expect(parseBody(authorCreateSchema, { username: 'jane', email: 'jane@example.com' }).email).toBe(
+      'jane@example.com'
+    );
+    for (const email of ['jane', 'jane@', '@example.com', 'jane@example', 'jane doe@example.com']) {
+      expect(refusal(authorCreateSchema, { username: 'jane', email })).toContain(
+        'email: must be a valid email address'
+      );
+    }
+  });
+
+  it('validates the url', () => {
+    expect(refusal(authorCreateSchema, { username: 'jane', url: 'javascript:x' })).toContain('url:');
+  });
+});
+
+describe('other bodies', () => {
+  it('a blog category needs a name', () => {
+    expect(refusal(blogCategoryCreateSchema, { description: 'd' })).toContain('name:');
+    expect(parseBody(blogCategoryCreateSchema, { name: 'News', parent: 'Root' })).toEqual({
+      name: 'News',
+      parent: 'Root',
+    });
+  });
+
+  it('a product update drops price, SKU and stock', () => {
+    expect(parseBody(productUpdateSchema, { description: 'd', price: '9.99', sku: 'X', stock: 3 })).toEqual({
+      description: 'd',
+    });
+  });
+
+  it('a handshake accepts any object', () => {
+    expect(() => parseBody(handshakeSchema, {})).not.toThrow();
+    expect(() => parseBody(handshakeSchema, { site: 'x', anything: [1] })).not.toThrow();
+  });
+});
