@@ -1,3 +1,4 @@
+import { startImageServer, type ImageServer } from '../helpers/image-server';
 import { startSite, type Site } from '../helpers/site';
 
 /** The example maps posts, blog categories and authors onto its own blog types. */
@@ -6,13 +7,17 @@ const CATEGORY = 'api::category.category';
 const AUTHOR = 'api::author.author';
 
 let site: Site;
+let images: ImageServer;
 const documents = (uid: string) => site.strapi.documents(uid as never) as any;
+const uploadedFiles = () => site.strapi.db.query('plugin::upload.file').count();
 
 beforeAll(async () => {
-  site = await startSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'site' });
+  images = await startImageServer();
+  site = await startSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'site', PUBLISH_BRIDGE_MEDIA_ALLOWED_HOSTS: '127.0.0.1' });
 });
 afterAll(async () => {
   await site?.stop();
+  await images?.stop();
 });
 
 const CONTENT = [
@@ -110,23 +115,35 @@ test('a publish lands in the site types, readable through Strapi REST API as a b
 
 test('every PUT shape keeps what it does not send, with the seo component merged', async () => {
   const { id } = await publishArticle({ source_id: 'map-2', title: 'Second article' });
-  const read = () => documents(ARTICLE).findOne({ documentId: id, populate: ['categories', 'author', 'seo'] });
+  const read = () =>
+    documents(ARTICLE).findOne({ documentId: id, populate: ['categories', 'author', 'seo'] });
   const before = await read();
 
-  expect((await site.send('PUT', `/posts/${id}`, { content: '<p>Only the body changed.</p>', source_id: 'map-2' })).status).toBe(200);
+  expect(
+    (await site.send('PUT', `/posts/${id}`, { content: '<p>Only the body changed.</p>', source_id: 'map-2' }))
+      .status
+  ).toBe(200);
   const afterContent = await read();
-  expect(afterContent.content).toEqual([{ type: 'paragraph', children: [{ type: 'text', text: 'Only the body changed.' }] }]);
+  expect(afterContent.content).toEqual([
+    { type: 'paragraph', children: [{ type: 'text', text: 'Only the body changed.' }] },
+  ]);
   for (const field of ['title', 'slug', 'description', 'publishedDate', 'readingTime', 'tags', 'sourceId']) {
     expect(afterContent[field]).toEqual(before[field]);
   }
-  expect(afterContent.categories.map((c: any) => c.documentId)).toEqual(before.categories.map((c: any) => c.documentId));
+  expect(afterContent.categories.map((c: any) => c.documentId)).toEqual(
+    before.categories.map((c: any) => c.documentId)
+  );
   expect(afterContent.author.documentId).toBe(before.author.documentId);
   expect({ ...afterContent.seo, id: undefined }).toEqual({ ...before.seo, id: undefined });
 
   const description = 'A brand new description that is long enough for the SEO component rules.';
   expect((await site.send('PUT', `/posts/${id}`, { seo: { description } })).status).toBe(200);
   const afterSeo = await read();
-  expect(afterSeo.seo).toMatchObject({ metaTitle: before.seo.metaTitle, keywords: before.seo.keywords, metaDescription: description });
+  expect(afterSeo.seo).toMatchObject({
+    metaTitle: before.seo.metaTitle,
+    keywords: before.seo.keywords,
+    metaDescription: description,
+  });
 
   expect((await site.send('PUT', `/posts/${id}`, { status: 'draft' })).status).toBe(200);
   expect(await documents(ARTICLE).findOne({ documentId: id, status: 'published' })).toBeNull();
@@ -137,16 +154,38 @@ test('every PUT shape keeps what it does not send, with the seo component merged
 });
 
 test('categories and authors are the site types, reused case-insensitively; delete removes the article', async () => {
-  const { id } = await publishArticle({ source_id: 'map-3', title: 'Third', categories: ['BREWING'], author: 'ada barista' });
+  const { id } = await publishArticle({
+    source_id: 'map-3',
+    title: 'Third',
+    categories: ['BREWING'],
+    author: 'ada barista',
+  });
   expect(await documents(CATEGORY).count({ filters: { name: { $eqi: 'brewing' } } })).toBe(1);
   expect(await documents(AUTHOR).count({ filters: { name: { $eqi: 'ada barista' } } })).toBe(1);
 
-  const category = await site.send('POST', '/blog-categories', { name: 'Recipes', description: 'Drinks to make', parent: 'Brewing' });
+  const category = await site.send('POST', '/blog-categories', {
+    name: 'Recipes',
+    description: 'Drinks to make',
+    parent: 'Brewing',
+  });
   const stored = await documents(CATEGORY).findOne({ documentId: category.body.id, populate: ['parent'] });
-  expect(stored).toMatchObject({ name: 'Recipes', description: 'Drinks to make', slug: 'recipes', parent: { name: 'Brewing' } });
+  expect(stored).toMatchObject({
+    name: 'Recipes',
+    description: 'Drinks to make',
+    slug: 'recipes',
+    parent: { name: 'Brewing' },
+  });
 
-  const author = await site.send('POST', '/authors', { display_name: 'Grace', email: 'grace@example.com', description: 'Roaster' });
-  expect(await documents(AUTHOR).findOne({ documentId: author.body.id })).toMatchObject({ name: 'Grace', email: 'grace@example.com', bio: 'Roaster' });
+  const author = await site.send('POST', '/authors', {
+    display_name: 'Grace',
+    email: 'grace@example.com',
+    description: 'Roaster',
+  });
+  expect(await documents(AUTHOR).findOne({ documentId: author.body.id })).toMatchObject({
+    name: 'Grace',
+    email: 'grace@example.com',
+    bio: 'Roaster',
+  });
 
   expect((await site.send('DELETE', `/posts/${id}`)).body).toEqual({ id, deleted: true });
   expect(await documents(ARTICLE).findOne({ documentId: id })).toBeNull();
@@ -155,6 +194,53 @@ test('categories and authors are the site types, reused case-insensitively; dele
 test('the page list shows mapped articles and categories', async () => {
   const items = (await site.send('GET', '/pages?per_page=250')).body;
   const article = items.find((item: any) => item.type === 'post' && item.slug === 'grinding-coffee-at-home');
-  expect(article).toMatchObject({ title: 'Grinding coffee at home', categories: ['Brewing', 'Gear'], tags: ['grinder', 'espresso'] });
+  expect(article).toMatchObject({
+    title: 'Grinding coffee at home',
+    categories: ['Brewing', 'Gear'],
+    tags: ['grinder', 'espresso'],
+  });
   expect(items.some((item: any) => item.type === 'category' && item.title === 'Brewing')).toBe(true);
+});
+
+describe('images', () => {
+  test('the featured image and inline images go into the Media Library, and a republish reuses them', async () => {
+    const filesBefore = await uploadedFiles();
+    const body = {
+      title: 'Latte art basics',
+      featured_image: images.url('/images/latte-cover.png'),
+      content: `<p>Pour slowly.</p><figure><img src="${images.url('/images/latte-inline.png')}" alt="A rosetta"><figcaption>A rosetta</figcaption></figure>`,
+      source_id: 'media-1',
+    };
+    const { id } = await publishArticle(body);
+    const article = await documents(ARTICLE).findOne({ documentId: id, populate: ['cover'] });
+    expect(article.cover).toMatchObject({ mime: 'image/png', width: 5, height: 3, alternativeText: 'Latte art basics' });
+    expect(article.content[1]).toMatchObject({
+      type: 'image',
+      image: { mime: 'image/png', alternativeText: 'A rosetta', caption: 'A rosetta' },
+    });
+    expect(await uploadedFiles()).toBe(filesBefore + 2);
+
+    await publishArticle(body);
+    expect(await uploadedFiles()).toBe(filesBefore + 2);
+    expect(images.hits('/images/latte-cover.png')).toBe(1);
+    expect(images.hits('/images/latte-inline.png')).toBe(1);
+    const republished = await documents(ARTICLE).findOne({ documentId: id, populate: ['cover'] });
+    expect(republished.cover.id).toBe(article.cover.id);
+  });
+
+  test('an image that cannot be imported never fails the publish', async () => {
+    const missing = images.url('/missing.png');
+    const { id } = await publishArticle({
+      title: 'Without pictures',
+      source_id: 'media-2',
+      featured_image: missing,
+      content: `<p>Text stays.</p><img src="${missing}" alt="gone">`,
+    });
+    const article = await documents(ARTICLE).findOne({ documentId: id, populate: ['cover'] });
+    expect(article.cover).toBeNull();
+    expect(article.content).toEqual([
+      { type: 'paragraph', children: [{ type: 'text', text: 'Text stays.' }] },
+      { type: 'code', language: 'html', children: [{ type: 'text', text: `<img src="${missing}" alt="gone">` }] },
+    ]);
+  });
 });
