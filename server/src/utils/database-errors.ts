@@ -18,22 +18,45 @@ const TRANSIENT_CONFLICTS = new Set([
   'ER_LOCK_WAIT_TIMEOUT',
   'SQLITE_BUSY',
 ]);
+const MYSQL_ERRNO_CODES: Record<number, string> = {
+  1062: 'ER_DUP_ENTRY',
+  1205: 'ER_LOCK_WAIT_TIMEOUT',
+  1213: 'ER_LOCK_DEADLOCK',
+};
+
+/** The message of Strapi's own uniqueness check (uid attributes, `unique: true`), a SELECT that a concurrent insert races. */
+const STRAPI_UNIQUE_MESSAGE = 'This attribute must be unique';
 
 function codesOf(error: unknown): string[] {
   const codes: string[] = [];
   let current = error as DriverError | undefined;
   for (let depth = 0; current && typeof current === 'object' && depth < 4; depth += 1) {
     if (typeof current.code === 'string') codes.push(current.code);
-    if (current.errno === 1062) codes.push('ER_DUP_ENTRY');
-    if (current.errno === 1213) codes.push('ER_LOCK_DEADLOCK');
+    if (typeof current.errno === 'number' && MYSQL_ERRNO_CODES[current.errno]) {
+      codes.push(MYSQL_ERRNO_CODES[current.errno]);
+    }
     current = current.cause as DriverError | undefined;
   }
   return codes;
 }
 
-export const isUniqueViolation = (error: unknown) =>
-  codesOf(error).some((code) => UNIQUE_VIOLATIONS.has(code));
+/**
+ * Strapi's entity validator refuses a value that a committed row already holds (a slug that a
+ * concurrent request just took) before the database sees it. Only an error whose every
+ * problem is that one counts, so a real validation failure is never retried.
+ */
+function isStrapiUniqueRefusal(error: unknown): boolean {
+  const { name, details } = (error ?? {}) as { name?: unknown; details?: { errors?: unknown } };
+  const problems = details?.errors;
+  return (
+    name === 'ValidationError' &&
+    Array.isArray(problems) &&
+    problems.length > 0 &&
+    problems.every((problem) => (problem as { message?: unknown })?.message === STRAPI_UNIQUE_MESSAGE)
+  );
+}
 
 /** A write that lost a race to a concurrent one, so running it again sees the winner's rows. */
 export const isRetryableConflict = (error: unknown) =>
+  isStrapiUniqueRefusal(error) ||
   codesOf(error).some((code) => UNIQUE_VIOLATIONS.has(code) || TRANSIENT_CONFLICTS.has(code));

@@ -1,0 +1,150 @@
+import type { Core } from '@strapi/strapi';
+import { UIDS } from '../../server/src/constants';
+
+export { UIDS };
+
+/**
+ * Reads the database under a running site directly, bypassing the plugin and the Document
+ * Service, so a test counts what was really written (every row, draft and published).
+ */
+type Meta = {
+  tableName: string;
+  attributes: Record<
+    string,
+    { columnName?: string; joinTable?: { name: string; joinColumn: { name: string } } }
+  >;
+};
+
+const metaOf = (strapi: Core.Strapi, uid: string) => strapi.db.metadata.get(uid as never) as unknown as Meta;
+const knex = (strapi: Core.Strapi) => strapi.db.connection;
+
+export const columnOf = (strapi: Core.Strapi, uid: string, attribute: string) =>
+  metaOf(strapi, uid).attributes[attribute]?.columnName ?? attribute;
+
+/** The same folding the plugin promises for names: Unicode-aware, case- and space-insensitive. */
+export const foldName = (name: string) => name.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
+
+/** Every row of a content type's table, with attribute names as keys. */
+export async function rowsOf(strapi: Core.Strapi, uid: string): Promise<Record<string, any>[]> {
+  const meta = metaOf(strapi, uid);
+  const rows = await knex(strapi)(meta.tableName).select('*');
+  const attributeOfColumn = new Map(
+    Object.entries(meta.attributes).map(([attribute, definition]) => [
+      definition.columnName ?? attribute,
+      attribute,
+    ])
+  );
+  return rows.map((row: Record<string, unknown>) =>
+    Object.fromEntries(
+      Object.entries(row).map(([column, value]) => [attributeOfColumn.get(column) ?? column, value])
+    )
+  );
+}
+
+/** Rows whose `field` folds to the same name as `name`; folding happens here so SQLite's ASCII-only LOWER() does not matter. */
+export async function rowsNamed(strapi: Core.Strapi, uid: string, field: string, name: string) {
+  return (await rowsOf(strapi, uid)).filter(
+    (row) => typeof row[field] === 'string' && foldName(row[field]) === foldName(name)
+  );
+}
+
+export const distinctDocuments = (rows: Record<string, any>[]) => new Set(rows.map((row) => row.documentId));
+
+export async function identityRows(strapi: Core.Strapi, resource?: string) {
+  const rows = await rowsOf(strapi, UIDS.identity);
+  return resource ? rows.filter((row) => row.resource === resource) : rows;
+}
+
+/** Rows of the join table behind a relation attribute (e.g. a post's categories). */
+
+/** Connections the site's knex pool has handed out right now. */
+export const connectionsInUse = (strapi: Core.Strapi): number =>
+  (strapi.db.connection as any).client.pool.numUsed();
+
+/**
+ * Keeps what the site logs at error level (the plugin logs every 500 with its cause there),
+ * so a failing assertion can show why the server answered 5xx. `quiet` keeps expected
+ * failures out of the test output.
+ */
+export function captureServerErrors(strapi: Core.Strapi, { quiet = false } = {}): string[] {
+  const logged: string[] = [];
+  const original = strapi.log.error.bind(strapi.log);
+  strapi.log.error = ((message: unknown, ...rest: unknown[]) => {
+    logged.push(String(message).slice(0, 4000));
+    return quiet ? strapi.log : original(message as never, ...(rest as never[]));
+  }) as typeof strapi.log.error;
+  return logged;
+}
+
+/** A logged error reduced to its cause and first stack frames, so equal causes count once. */
+export const withoutRequestId = (logged: string) =>
+  logged
+    .replace(/request [0-9a-f-]{36}/g, 'request <id>')
+    .split('\n')
+    .slice(0, 4)
+    .join('\n');
+
+export function countBy<T>(values: T[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const value of values) counts[String(value)] = (counts[String(value)] ?? 0) + 1;
+  return counts;
+}
+
+/**
+ * Every row of every table the plugin's requests write (the plugin's types, the site's mapped
+ * types, their join and component tables), in a stable order: two snapshots are equal exactly
+ * when nothing was written in between.
+ */
+export async function snapshotTables(strapi: Core.Strapi): Promise<Record<string, unknown[]>> {
+  const kinds: Kind[] = ['post', 'blogCategory', 'tag', 'author', 'product', 'productCategory'];
+  const uids = new Set<string>([...Object.values(UIDS), ...kinds.map((kind) => storageOf(strapi, kind).uid)]);
+  for (const uid of [...uids]) {
+    for (const attribute of Object.values(metaOf(strapi, uid).attributes) as Array<{ target?: string }>) {
+      if (attribute.target && strapi.components[attribute.target as never]) uids.add(attribute.target);
+    }
+  }
+  const tables = new Set<string>();
+  for (const uid of uids) {
+    const meta = metaOf(strapi, uid);
+    tables.add(meta.tableName);
+    for (const attribute of Object.values(meta.attributes)) {
+      if (attribute.joinTable) tables.add(attribute.joinTable.name);
+    }
+  }
+  const snapshot: Record<string, unknown[]> = {};
+  for (const table of [...tables].sort()) {
+    const rows = await knex(strapi)(table).select('*');
+    snapshot[table] = rows
+      .map((row: Record<string, unknown>) => JSON.stringify(row, Object.keys(row).sort()))
+      .sort();
+  }
+  return snapshot;
+}
+
+export type Kind = 'post' | 'blogCategory' | 'tag' | 'author' | 'product' | 'productCategory';
+
+/**
+ * Where the running site stores a resource (the example maps posts, blog categories and
+ * authors onto its own types unless PUBLISH_BRIDGE_CONTENT_TYPES=plugin) and which attribute
+ * holds a contract field, from the plugin's resolved mapping.
+ */
+export function storageOf(strapi: Core.Strapi, kind: Kind) {
+  const resource = strapi.plugin('publish-bridge').service('mapping').resource(kind) as {
+    uid: string;
+    registry: string;
+    nameField: string;
+    fields: Record<string, { attribute: string; adapter: string } | undefined>;
+  };
+  return {
+    uid: resource.uid,
+    registry: resource.registry,
+    nameField: resource.nameField,
+    attribute: (field: string) => {
+      const target = resource.fields[field];
+      if (!target) throw new Error(`${kind} stores no "${field}" in ${resource.uid}`);
+      return target.attribute;
+    },
+    /** True when `field` is a relation to entities the plugin finds or creates by name. */
+    isRelation: (field: string) => resource.fields[field]?.adapter === 'relation',
+  };
+}
