@@ -1,5 +1,5 @@
 /** Unit tests cover the pure contract; integration tests boot the example site. */
-const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
+const tsJest = ['ts-jest', { tsconfig: 'tsconfig.test.json' }];
 
 module.exports = {
   // Booting Strapi takes seconds on a busy 2-core machine; no test asserts timing.
