@@ -16,6 +16,8 @@ module.exports = {
       testEnvironment: 'node',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       transform: { '^.+\\.tsx?$': tsJest },
+      // Strapi keeps a global `strapi`; its late reads after a file's teardown are harmless.
+      testEnvironmentOptions: { globalsCleanup: 'off' },
     },
   ],
 };

@@ -57,6 +57,8 @@ export const pluginConfigSchema = z
       .string()
       .refine(isValidTimeZone, { error: 'must be an IANA time zone such as "Europe/Paris"' }),
     site: z.object({ name: z.string().optional(), url: z.string().optional() }),
+    /** What HTML becomes in a `richtext` attribute: kept as HTML, or converted to Markdown. */
+    richtextFormat: z.enum(['html', 'markdown']),
     /** Resources stored in the site's own content types instead of the plugin's. */
     contentTypes: z.partialRecord(z.enum(RESOURCE_KINDS), contentTypeMapping),
     /** How long a read of the stored settings may be reused; bounds how long two instances disagree. */
@@ -113,6 +115,7 @@ export default {
     urlTemplates: {},
     timezone: 'UTC',
     site: {},
+    richtextFormat: 'html',
     contentTypes: {},
     settingsCacheMs: 2_000,
     activityLog: { maxEntries: 10_000, maxAgeDays: 30 },

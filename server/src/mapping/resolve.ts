@@ -20,6 +20,7 @@ export type AttributeSchema = {
   minLength?: number;
   maxLength?: number;
   relation?: string;
+  customField?: string;
 };
 export type SchemaLookup = (
   uid: string
@@ -34,6 +35,8 @@ export type FieldTarget = {
   attribute: string;
   /** The Strapi attribute type; `string` columns hold at most 255 characters on every database. */
   attributeType?: string;
+  /** Set for a custom field (a CKEditor, say): it stores the value as sent. */
+  customField?: string;
   limits: LengthLimits;
   multiple?: boolean;
   targetKind?: ResourceKind;
@@ -131,6 +134,7 @@ export function resolveMapping(
         adapter,
         attribute: mapping,
         attributeType: attribute.type,
+        customField: attribute.customField,
         limits: limitsOf(attribute),
         multiple: attribute.multiple,
       };

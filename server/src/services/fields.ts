@@ -3,9 +3,10 @@ import { publishDateToIso } from '../contract/dates';
 import { ContractError } from '../contract/errors';
 import type { Seo } from '../contract/schemas';
 import { PLUGIN_ID } from '../constants';
-import { NAME_FIELD } from '../mapping/catalogue';
+import { FIELD_ROLES, NAME_FIELD } from '../mapping/catalogue';
 import { fitToLength } from '../mapping/fit';
 import { collectImageSources, htmlToBlocks, type BlocksImage } from '../mapping/html-to-blocks';
+import { htmlToMarkdown } from '../mapping/html-to-markdown';
 import type { FieldTarget, SeoPart } from '../mapping/resolve';
 import type { Resource } from '../resources';
 import type { Transaction } from './transactions';
@@ -128,7 +129,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         switch (target.adapter) {
           case 'text':
             data[attribute] =
-              typeof value === 'string' ? checkedText(field, value, target.attributeType) || null : value;
+              typeof value === 'string'
+                ? checkedText(field, this.asStoredText(resource, field, target, value), target.attributeType) || null
+                : value;
             break;
           case 'blocks': {
             const { blocks, fallbacks } = htmlToBlocks(value as string, {
@@ -199,6 +202,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         }
       }
       return { data, notes };
+    },
+
+    /** HTML goes into a plain `richtext` attribute as Markdown when the site asks for it. */
+    asStoredText(resource: Resource, field: string, target: FieldTarget, value: string): string {
+      const markdown =
+        FIELD_ROLES[resource.kind][field] === 'html' &&
+        target.attributeType === 'richtext' &&
+        !target.customField &&
+        config().richtextFormat === 'markdown';
+      return markdown ? htmlToMarkdown(value) : value;
     },
 
     /** Names become relations to entries found or created by name; a `parent` may also be given by id. */

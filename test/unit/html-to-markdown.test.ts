@@ -1,0 +1,36 @@
+import { htmlToMarkdown } from '../../server/src/mapping/html-to-markdown';
+
+describe('htmlToMarkdown', () => {
+  test('headings, marks, links, lists and code become Markdown', () => {
+    const html = [
+      '<h2>Brewing</h2>',
+      '<p>Use <strong>fresh</strong> beans and <em>filtered</em> water, see <a href="https://example.com/water">this guide</a>.</p>',
+      '<ul><li>Grind</li><li>Bloom<ul><li>30 s</li></ul></li></ul>',
+      '<pre><code>ratio = 1:16</code></pre>',
+    ].join('');
+    expect(htmlToMarkdown(html)).toBe(
+      [
+        '## Brewing',
+        '',
+        'Use **fresh** beans and *filtered* water, see [this guide](https://example.com/water).',
+        '',
+        '-   Grind',
+        '-   Bloom',
+        '    -   30 s',
+        '',
+        '```',
+        'ratio = 1:16',
+        '```',
+      ].join('\n')
+    );
+  });
+
+  test('tables and embeds stay as HTML, which Markdown passes through', () => {
+    const table = '<table><tbody><tr><td>Dose</td><td>18 g</td></tr></tbody></table>';
+    const iframe = '<iframe src="https://www.youtube.com/embed/x"></iframe>';
+    const markdown = htmlToMarkdown(`<p>Before</p>${table}${iframe}`);
+    expect(markdown).toContain(table);
+    expect(markdown).toContain(iframe);
+    expect(markdown.startsWith('Before')).toBe(true);
+  });
+});
