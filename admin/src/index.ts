@@ -1,10 +1,30 @@
+import { PERMISSIONS } from './constants';
 import { PLUGIN_ID } from './pluginId';
+import { prefixPluginTranslations } from './utils/prefixPluginTranslations';
 
 export default {
   register(app: any) {
-    app.registerPlugin({
+    app.registerPlugin({ id: PLUGIN_ID, name: 'Publish Bridge' });
+    app.addSettingsLink('global', {
       id: PLUGIN_ID,
-      name: 'Publish Bridge',
+      to: PLUGIN_ID,
+      intlLabel: { id: `${PLUGIN_ID}.plugin.name`, defaultMessage: 'Publish Bridge' },
+      permissions: PERMISSIONS.read,
+      Component: () =>
+        import('./pages/SettingsPage').then((module) => ({ default: module.ProtectedSettingsPage })),
     });
+  },
+
+  async registerTrads({ locales }: { locales: string[] }) {
+    return Promise.all(
+      locales.map(async (locale) => {
+        try {
+          const { default: data } = await import(`./translations/${locale}.json`);
+          return { data: prefixPluginTranslations(data, PLUGIN_ID), locale };
+        } catch {
+          return { data: {}, locale };
+        }
+      })
+    );
   },
 };

@@ -1,6 +1,7 @@
 import type { Core } from '@strapi/strapi';
 import type { PluginConfig } from '../config';
-import { PLUGIN_ID, UIDS } from '../constants';
+import { PLUGIN_ID } from '../constants';
+import { RESOURCE_KINDS } from '../mapping/catalogue';
 
 export const ACTIVITY_UID = 'plugin::publish-bridge.activity-entry';
 
@@ -210,18 +211,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return found;
   }
 
-  /** The plugin's own types, and the site's types when a mapping (plugin config `contentTypes`) names them. */
+  /** Where the contract's resources are stored: the plugin's own types, or the site's when mapped. */
   function candidateUids(): string[] {
-    const mapped = (
-      strapi.config.get(`plugin::${PLUGIN_ID}`) as { contentTypes?: Record<string, { uid?: string }> }
-    ).contentTypes;
-    const uids = [
-      ...Object.values(UIDS).filter((uid) => uid !== UIDS.identity),
-      ...Object.values(mapped ?? {}).map((mapping) => mapping?.uid),
-    ];
-    return [...new Set(uids)].filter((uid): uid is string =>
-      Boolean(uid && strapi.contentTypes[uid as never])
-    );
+    const mapping = strapi.plugin(PLUGIN_ID).service('mapping');
+    return [...new Set(RESOURCE_KINDS.map((kind) => mapping.resource(kind).uid as string))];
   }
 
   const toItem = (row: ActivityRow, entry?: EntryLocation): ActivityItem => ({

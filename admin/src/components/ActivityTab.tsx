@@ -1,0 +1,179 @@
+import * as React from 'react';
+import { Box, Button, Flex, Typography } from '@strapi/design-system';
+import { ArrowClockwise } from '@strapi/icons';
+import { Filters, Page, Pagination, Table, useQueryParams } from '@strapi/strapi/admin';
+import { useIntl } from 'react-intl';
+import { useFormatDateTime } from '../hooks/useFormatDateTime';
+import { useGetPublishBridgeActivityQuery } from '../services/api';
+import type { ActivityItem } from '../types';
+import { getTranslation } from '../utils/getTranslation';
+import { DetailsModal } from './DetailsModal';
+import { EntryLink } from './EntryLink';
+import { HttpStatus } from './HttpStatus';
+
+const OUTCOME_LABELS = { success: 'Success', rejected: 'Rejected', error: 'Error' } as const;
+
+/** `prefix`: the contract routes' path prefix, left out of the Request column (it is on every row). */
+export const ActivityTab = ({ prefix }: { prefix: string }) => {
+  const { formatMessage } = useIntl();
+  const formatDateTime = useFormatDateTime();
+  const formatShortDateTime = useFormatDateTime('short');
+  const [{ query }] = useQueryParams<{ page?: string; pageSize?: string; filters?: unknown }>();
+  const [selected, setSelected] = React.useState<ActivityItem>();
+  const { data, isLoading, isFetching, isError, refetch } = useGetPublishBridgeActivityQuery(
+    { page: query.page ?? 1, pageSize: query.pageSize ?? 10, filters: query.filters },
+    { refetchOnMountOrArgChange: true }
+  );
+
+  const t = (id: string, defaultMessage: string, values?: Record<string, string>) =>
+    formatMessage({ id: getTranslation(id), defaultMessage }, values);
+  const operators = [
+    {
+      label: formatMessage({ id: 'components.FilterOptions.FILTER_TYPES.$eq', defaultMessage: 'is' }),
+      value: '$eq',
+    },
+    {
+      label: formatMessage({ id: 'components.FilterOptions.FILTER_TYPES.$ne', defaultMessage: 'is not' }),
+      value: '$ne',
+    },
+  ];
+  const outcomeLabel = (outcome: keyof typeof OUTCOME_LABELS) =>
+    t(`activity.outcome.${outcome}`, OUTCOME_LABELS[outcome]);
+  const filterOptions: Filters.Filter[] = [
+    {
+      name: 'outcome',
+      label: t('activity.column.outcome', 'Outcome'),
+      type: 'enumeration',
+      operators,
+      options: (data?.filterOptions.outcome ?? ['success', 'rejected', 'error']).map((outcome) => ({
+        label: outcomeLabel(outcome),
+        value: outcome,
+      })),
+    },
+    {
+      name: 'action',
+      label: t('activity.column.action', 'Action'),
+      type: 'enumeration',
+      operators,
+      options: (data?.filterOptions.action ?? []).map((action) => ({ label: action, value: action })),
+    },
+  ];
+  const headers = [
+    { name: 'receivedAt', label: t('activity.column.time', 'Time') },
+    // The action is named from the method and path, so the table shows the request; the details name both.
+    { name: 'request', label: t('activity.column.request', 'Request') },
+    { name: 'httpStatus', label: t('activity.column.status', 'Status') },
+    { name: 'entityId', label: t('activity.column.entry', 'Entry') },
+    { name: 'durationMs', label: t('activity.column.duration', 'Duration') },
+    { name: 'reason', label: t('activity.column.reason', 'Reason') },
+  ];
+
+  const shortPath = (path: string) => (path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : path);
+
+  if (isError) return <Page.Error />;
+  const results = data?.results ?? [];
+
+  return (
+    <Flex direction="column" alignItems="stretch" gap={4}>
+      <Flex justifyContent="space-between" alignItems="flex-start" gap={2}>
+        <Flex gap={2} wrap="wrap">
+          <Filters.Root options={filterOptions}>
+            <Filters.Trigger />
+            <Filters.Popover zIndex={499} />
+            <Filters.List />
+          </Filters.Root>
+        </Flex>
+        <Button
+          variant="tertiary"
+          size="S"
+          startIcon={<ArrowClockwise />}
+          loading={isFetching}
+          onClick={refetch}
+        >
+          {t('logs.refresh', 'Refresh')}
+        </Button>
+      </Flex>
+      <Table.Root rows={results} headers={headers} isLoading={isLoading}>
+        <Table.Content>
+          <Table.Head>
+            {headers.map((header) => (
+              <Table.HeaderCell key={header.name} {...header} sortable={false} />
+            ))}
+          </Table.Head>
+          <Table.Empty
+            content={t(
+              'activity.empty',
+              'No requests yet. Every request the publisher sends to the base URL appears here.'
+            )}
+          />
+          <Table.Loading />
+          <Table.Body>
+            {results.map((item) => (
+              <Table.Row key={item.id} onClick={() => setSelected(item)} style={{ cursor: 'pointer' }}>
+                <Table.Cell>
+                  <Typography textColor="neutral800">{formatShortDateTime(item.receivedAt)}</Typography>
+                </Table.Cell>
+                <Table.Cell>
+                  <Typography textColor="neutral800">
+                    {item.method} {shortPath(item.path)}
+                  </Typography>
+                </Table.Cell>
+                <Table.Cell>
+                  <HttpStatus status={item.httpStatus} outcome={item.outcome} />
+                </Table.Cell>
+                <Table.Cell>
+                  <Typography textColor="neutral800">
+                    <EntryLink id={item.entityId} entry={item.entry} />
+                  </Typography>
+                </Table.Cell>
+                <Table.Cell>
+                  <Typography textColor="neutral800">
+                    {item.durationMs === undefined ? '-' : `${item.durationMs} ms`}
+                  </Typography>
+                </Table.Cell>
+                <Table.Cell>
+                  <Box maxWidth="20rem">
+                    <Typography textColor="neutral800" ellipsis tag="p">
+                      {item.reason ?? (item.notes?.length ? item.notes.join(' · ') : '-')}
+                    </Typography>
+                  </Box>
+                </Table.Cell>
+              </Table.Row>
+            ))}
+          </Table.Body>
+        </Table.Content>
+      </Table.Root>
+      {data ? (
+        <Pagination.Root pageCount={data.pagination.pageCount} total={data.pagination.total}>
+          <Pagination.PageSize />
+          <Pagination.Links />
+        </Pagination.Root>
+      ) : null}
+      {selected ? (
+        <DetailsModal
+          title={`${selected.method} ${selected.path}`}
+          onClose={() => setSelected(undefined)}
+          facts={[
+            { label: t('activity.column.time', 'Time'), value: formatDateTime(selected.receivedAt) },
+            { label: t('activity.column.action', 'Action'), value: selected.action },
+            {
+              label: t('activity.column.status', 'Status'),
+              value: `${selected.httpStatus} (${outcomeLabel(selected.outcome)})`,
+            },
+            {
+              label: t('activity.column.duration', 'Duration'),
+              value: selected.durationMs === undefined ? '-' : `${selected.durationMs} ms`,
+            },
+            {
+              label: t('activity.column.entry', 'Entry'),
+              value: <EntryLink id={selected.entityId} entry={selected.entry} />,
+            },
+            { label: t('activity.requestId', 'Request id'), value: selected.requestId ?? '-' },
+            { label: t('activity.column.reason', 'Reason'), value: selected.reason ?? '-' },
+            { label: t('activity.notes', 'Notes'), value: selected.notes?.join('\n') || '-' },
+          ]}
+        />
+      ) : null}
+    </Flex>
+  );
+};

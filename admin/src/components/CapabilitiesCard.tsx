@@ -1,0 +1,72 @@
+import { Field, Grid, Toggle } from '@strapi/design-system';
+import { useIntl } from 'react-intl';
+import type { SettingsForm } from '../hooks/useSettingsForm';
+import type { Settings } from '../types';
+import { getTranslation } from '../utils/getTranslation';
+import { Card } from './Card';
+
+const LABELS: Record<string, string> = {
+  'posts.delete': 'Delete posts',
+  blog_categories: 'Blog categories',
+  authors: 'Authors',
+  products: 'Products',
+  product_categories: 'Product categories',
+  seo: 'SEO',
+  'pages.list': 'List pages',
+};
+
+type Props = { settings: Settings; form: SettingsForm; canUpdate: boolean };
+
+export const CapabilitiesCard = ({ settings, form, canUpdate }: Props) => {
+  const { formatMessage } = useIntl();
+  const onLabel = formatMessage({
+    id: 'app.components.ToggleCheckbox.enabled-label',
+    defaultMessage: 'Enabled',
+  });
+  const offLabel = formatMessage({
+    id: 'app.components.ToggleCheckbox.disabled-label',
+    defaultMessage: 'Disabled',
+  });
+
+  return (
+    <Card
+      title={formatMessage({ id: getTranslation('capabilities.title'), defaultMessage: 'Capabilities' })}
+      subtitle={formatMessage({
+        id: getTranslation('capabilities.subtitle'),
+        defaultMessage:
+          'What this site declares in its handshake. The publisher only calls what is on; a change applies to the next handshake, on every Strapi instance, without a restart.',
+      })}
+    >
+      <Grid.Root gap={6}>
+        {settings.capabilities.map(({ name, description }) => (
+          <Grid.Item key={name} col={6} s={12} direction="column" alignItems="stretch">
+            <Field.Root
+              name={`capabilities.${name}`}
+              hint={`${formatMessage({
+                id: getTranslation(`capabilities.${name}.description`),
+                defaultMessage: description,
+              })} (${name})`}
+            >
+              <Field.Label>
+                {formatMessage({
+                  id: getTranslation(`capabilities.${name}.label`),
+                  defaultMessage: LABELS[name] ?? name,
+                })}
+              </Field.Label>
+              <Toggle
+                checked={form.values.capabilities[name]}
+                onLabel={onLabel}
+                offLabel={offLabel}
+                disabled={!canUpdate}
+                onChange={(event: React.ChangeEvent<HTMLInputElement>) =>
+                  form.setCapability(name, event.target.checked)
+                }
+              />
+              <Field.Hint />
+            </Field.Root>
+          </Grid.Item>
+        ))}
+      </Grid.Root>
+    </Card>
+  );
+};

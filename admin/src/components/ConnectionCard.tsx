@@ -1,0 +1,208 @@
+import {
+  Alert,
+  Field,
+  Flex,
+  Grid,
+  SingleSelect,
+  SingleSelectOption,
+  TextInput,
+  Typography,
+} from '@strapi/design-system';
+import { Duplicate } from '@strapi/icons';
+import { useClipboard, useNotification } from '@strapi/strapi/admin';
+import { useIntl } from 'react-intl';
+import { useFormatDateTime } from '../hooks/useFormatDateTime';
+import type { SettingsForm } from '../hooks/useSettingsForm';
+import type { Settings } from '../types';
+import { getTranslation } from '../utils/getTranslation';
+import { Card } from './Card';
+
+const GRACE_PERIODS = [
+  { minutes: 0, id: 'connection.grace.none', defaultMessage: 'None: refuse the previous key at once' },
+  { minutes: 15, id: 'connection.grace.15m', defaultMessage: '15 minutes' },
+  { minutes: 60, id: 'connection.grace.1h', defaultMessage: '1 hour' },
+  { minutes: 24 * 60, id: 'connection.grace.24h', defaultMessage: '24 hours' },
+  { minutes: 7 * 24 * 60, id: 'connection.grace.7d', defaultMessage: '7 days' },
+];
+
+type Props = { settings: Settings; form: SettingsForm; canUpdate: boolean };
+
+export const ConnectionCard = ({ settings, form, canUpdate }: Props) => {
+  const { formatMessage } = useIntl();
+  const { toggleNotification } = useNotification();
+  const { copy } = useClipboard();
+  const formatDateTime = useFormatDateTime();
+  const { connectionKey, encryptionAvailable } = settings;
+  const keyError = form.errors.connectionKey;
+
+  const copyBaseUrl = async () => {
+    if (await copy(settings.baseUrl)) {
+      toggleNotification({
+        type: 'success',
+        message: formatMessage({
+          id: getTranslation('connection.baseUrl.copied'),
+          defaultMessage: 'Base URL copied',
+        }),
+      });
+    }
+  };
+
+  const keyHint = connectionKey.managedByEnvironment
+    ? formatMessage({
+        id: getTranslation('connection.key.environment'),
+        defaultMessage:
+          'Set by the PUBLISH_BRIDGE_API_KEY environment variable, so it is read-only here. Change the variable and restart Strapi to rotate it.',
+      })
+    : formatMessage(
+        {
+          id: getTranslation('connection.key.hint'),
+          defaultMessage:
+            'The key from the publisher (Integration > Custom website). Stored encrypted with Strapi’s encryption key; only its last 4 characters are ever shown.{setAt}',
+        },
+        {
+          setAt: connectionKey.setAt
+            ? ` ${formatMessage(
+                { id: getTranslation('connection.key.setAt'), defaultMessage: 'Saved {date}.' },
+                { date: formatDateTime(connectionKey.setAt) }
+              )}`
+            : '',
+        }
+      );
+
+  return (
+    <Card
+      title={formatMessage({ id: getTranslation('connection.title'), defaultMessage: 'Connection' })}
+      subtitle={formatMessage({
+        id: getTranslation('connection.subtitle'),
+        defaultMessage: 'Register the base URL in the publisher, then paste the connection key it gives you.',
+      })}
+    >
+      {!encryptionAvailable && !connectionKey.managedByEnvironment ? (
+        <Alert
+          variant="danger"
+          closeLabel={formatMessage({ id: 'global.close', defaultMessage: 'Close' })}
+          title={formatMessage({
+            id: getTranslation('connection.encryption.title'),
+            defaultMessage: 'Keys cannot be saved.',
+          })}
+        >
+          {formatMessage({
+            id: getTranslation('connection.encryption.body'),
+            defaultMessage:
+              'Strapi has no encryption key (admin.secrets.encryptionKey, usually ENCRYPTION_KEY in .env). The plugin refuses to store keys in plain text: set it and restart Strapi, or set PUBLISH_BRIDGE_API_KEY.',
+          })}
+        </Alert>
+      ) : null}
+      <Grid.Root gap={6}>
+        <Grid.Item col={12} direction="column" alignItems="stretch">
+          <Field.Root
+            name="baseUrl"
+            hint={formatMessage({
+              id: getTranslation('connection.baseUrl.hint'),
+              defaultMessage:
+                'The address the publisher sends posts to. It comes from Strapi’s public URL (server.url), or the address you opened this page at.',
+            })}
+          >
+            <Field.Label>
+              {formatMessage({ id: getTranslation('connection.baseUrl'), defaultMessage: 'Base URL' })}
+            </Field.Label>
+            <TextInput
+              value={settings.baseUrl}
+              readOnly
+              endAction={
+                <Field.Action
+                  label={formatMessage({
+                    id: getTranslation('connection.baseUrl.copy'),
+                    defaultMessage: 'Copy base URL',
+                  })}
+                  onClick={copyBaseUrl}
+                >
+                  <Duplicate />
+                </Field.Action>
+              }
+            />
+            <Field.Hint />
+          </Field.Root>
+        </Grid.Item>
+        <Grid.Item col={8} s={12} direction="column" alignItems="stretch">
+          <Field.Root
+            name="connectionKey"
+            hint={keyHint}
+            error={keyError ? formatMessage({ ...keyError, id: getTranslation(keyError.id) }) : undefined}
+          >
+            <Field.Label>
+              {formatMessage({ id: getTranslation('connection.key'), defaultMessage: 'Connection key' })}
+            </Field.Label>
+            <TextInput
+              type="password"
+              autoComplete="off"
+              value={connectionKey.managedByEnvironment ? '' : form.values.connectionKey}
+              placeholder={
+                connectionKey.configured
+                  ? formatMessage(
+                      {
+                        id: getTranslation('connection.key.placeholder.replace'),
+                        defaultMessage: '•••• {last4}: paste a new key to replace it',
+                      },
+                      { last4: connectionKey.last4 }
+                    )
+                  : formatMessage({
+                      id: getTranslation('connection.key.placeholder.empty'),
+                      defaultMessage: 'Paste the connection key from the publisher',
+                    })
+              }
+              disabled={!canUpdate || connectionKey.managedByEnvironment || !encryptionAvailable}
+              onChange={(event: React.ChangeEvent<HTMLInputElement>) =>
+                form.setValue('connectionKey', event.target.value)
+              }
+            />
+            <Field.Hint />
+            <Field.Error />
+          </Field.Root>
+        </Grid.Item>
+        <Grid.Item col={4} s={12} direction="column" alignItems="stretch">
+          <Field.Root
+            name="graceMinutes"
+            hint={formatMessage({
+              id: getTranslation('connection.grace.hint'),
+              defaultMessage:
+                'When you replace a key, deliveries already signed with the old one still get through.',
+            })}
+          >
+            <Field.Label>
+              {formatMessage({
+                id: getTranslation('connection.grace'),
+                defaultMessage: 'Keep accepting the previous key',
+              })}
+            </Field.Label>
+            <SingleSelect
+              value={form.values.graceMinutes}
+              onChange={(value: string | number) => form.setValue('graceMinutes', String(value))}
+              disabled={!canUpdate || !connectionKey.configured || connectionKey.managedByEnvironment}
+            >
+              {GRACE_PERIODS.map(({ minutes, id, defaultMessage }) => (
+                <SingleSelectOption key={minutes} value={String(minutes)}>
+                  {formatMessage({ id: getTranslation(id), defaultMessage })}
+                </SingleSelectOption>
+              ))}
+            </SingleSelect>
+            <Field.Hint />
+          </Field.Root>
+        </Grid.Item>
+      </Grid.Root>
+      {connectionKey.previousKeyAcceptedUntil ? (
+        <Flex>
+          <Typography variant="pi" textColor="neutral600">
+            {formatMessage(
+              {
+                id: getTranslation('connection.grace.active'),
+                defaultMessage: 'The previous key is still accepted until {date}.',
+              },
+              { date: formatDateTime(connectionKey.previousKeyAcceptedUntil) }
+            )}
+          </Typography>
+        </Flex>
+      ) : null}
+    </Card>
+  );
+};

@@ -1,0 +1,74 @@
+/** Shapes of the plugin's admin API (server/src/controllers/admin-*.ts). */
+
+export type MaskedSecret = { last4: string; setAt?: string };
+
+export type EntryLocation = { uid: string; documentId: string };
+
+export type Outcome = 'success' | 'rejected' | 'error';
+
+export type ActivityItem = {
+  id: number;
+  receivedAt: string;
+  requestId?: string;
+  method: string;
+  path: string;
+  action: string;
+  httpStatus: number;
+  outcome: Outcome;
+  entityId?: string;
+  durationMs?: number;
+  reason?: string;
+  notes?: string[];
+  entry?: EntryLocation;
+};
+
+export type Capability = { name: string; description: string; enabled: boolean; enabledByDefault: boolean };
+
+export type Settings = {
+  baseUrl: string;
+  connectionKey: MaskedSecret & {
+    configured: boolean;
+    managedByEnvironment: boolean;
+    previousKeyAcceptedUntil?: string;
+  };
+  platform: { url?: string; key?: MaskedSecret };
+  encryptionAvailable: boolean;
+  capabilities: Capability[];
+  status: { lastHandshakeAt?: string; lastRequest?: ActivityItem };
+};
+
+export type SettingsUpdate = {
+  connectionKey?: { value: string; graceMinutes: number };
+  capabilities?: Record<string, boolean>;
+  platform?: { url?: string; key?: string };
+};
+
+export type ConnectionTestResult = {
+  ok: boolean;
+  url: string;
+  message: string;
+  status?: number;
+  durationMs?: number;
+  response?: unknown;
+};
+
+export type Pagination = { page: number; pageSize: number; pageCount: number; total: number };
+
+export type ActivityPage = {
+  results: ActivityItem[];
+  pagination: Pagination;
+  filterOptions: { outcome: Outcome[]; action: string[] };
+};
+
+export type ActivityQuery = { page?: string | number; pageSize?: string | number; filters?: unknown };
+
+export type DeliveryLogEntry = {
+  log_id: string;
+  action: string;
+  status: string;
+  external_id: string;
+  create_at: string;
+  request_payload: string;
+  response_payload: string;
+  entry?: EntryLocation;
+};

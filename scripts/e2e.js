@@ -1,0 +1,229 @@
+#!/usr/bin/env node
+/**
+ * `npm run test:e2e`: the settings page in a real browser, against the example site as a user
+ * runs it.
+ *
+ *   1. builds the plugin, then the example's admin panel when its inputs changed (as `npm run demo`),
+ *   2. starts the example site (`strapi start`) on a free port with a fresh SQLite file,
+ *   3. drives Debian's chromium with playwright-core through test/e2e/settings-page.js,
+ *      saving a screenshot of every screen under test/artifacts/e2e/,
+ *   4. prints `N passed, N failed` as its last line and exits non-zero on any failure.
+ *
+ * CHROMIUM (default /usr/bin/chromium) names another browser binary; E2E_HEADED=1 shows it.
+ */
+'use strict';
+
+const { spawn, spawnSync } = require('node:child_process');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const { adminBuildHash, adminBuildState, ADMIN_HASH_FILE, isPluginBuildFresh } = require('./demo');
+const { settingsPageSteps } = require('../test/e2e/settings-page');
+const { startPlatformStub } = require('../test/e2e/platform-stub');
+
+const ROOT = path.resolve(__dirname, '..');
+const EXAMPLE_DIR = path.join(ROOT, 'example');
+const ARTIFACTS_DIR = path.join(ROOT, 'test', 'artifacts', 'e2e');
+const PLUGIN_BUILD_LOCK = '/tmp/pb-build.lock';
+const ADMIN_BUILD_LOCK = '/tmp/pb-admin-build.lock';
+const BOOT_TIMEOUT_MS = 120_000;
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+class E2EError extends Error {}
+
+const hasFlock = () => spawnSync('flock', ['--version'], { stdio: 'ignore' }).status === 0;
+
+function run(command, args, { cwd = ROOT, env = process.env, lock } = {}) {
+  const [file, argv] = lock && hasFlock() ? ['flock', [lock, command, ...args]] : [command, args];
+  const { status } = spawnSync(file, argv, { cwd, env, stdio: 'inherit' });
+  if (status !== 0) throw new E2EError(`${[command, ...args].join(' ')} failed (exit ${status}).`);
+}
+
+function buildPlugin() {
+  if (isPluginBuildFresh(ROOT)) return console.log('[e2e] Plugin build is up to date.');
+  console.log('[e2e] Building the plugin...');
+  run(path.join(ROOT, 'node_modules', '.bin', 'strapi-plugin'), ['build'], { lock: PLUGIN_BUILD_LOCK });
+}
+
+/** The admin bundle compiles the plugin's dist/admin in, so it follows every plugin build. */
+function buildAdminPanel(env) {
+  const buildDir = path.join(EXAMPLE_DIR, 'build');
+  const hash = adminBuildHash({ root: ROOT, exampleDir: EXAMPLE_DIR, env });
+  const state = adminBuildState(buildDir, hash);
+  if (state === 'current') return console.log('[e2e] Admin panel build is up to date.');
+  console.log(`[e2e] Admin panel build is ${state}: building it (about 30 s)...`);
+  run(process.execPath, [path.join(__dirname, 'demo.js'), '--build-admin-panel'], {
+    cwd: EXAMPLE_DIR,
+    env,
+    lock: ADMIN_BUILD_LOCK,
+  });
+  fs.writeFileSync(path.join(buildDir, ADMIN_HASH_FILE), `${hash}\n`);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Every variable Strapi reads is set here, so an example/.env left by the demo changes nothing. */
+function siteEnvironment({ port, databaseFile }) {
+  const secret = () => crypto.randomBytes(16).toString('base64');
+  return {
+    ...process.env,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    PUBLIC_URL: '',
+    APP_KEYS: [secret(), secret()].join(','),
+    API_TOKEN_SALT: secret(),
+    ADMIN_JWT_SECRET: secret(),
+    TRANSFER_TOKEN_SALT: secret(),
+    JWT_SECRET: secret(),
+    ENCRYPTION_KEY: crypto.randomBytes(32).toString('base64'),
+    DATABASE_CLIENT: 'sqlite',
+    DATABASE_FILENAME: databaseFile,
+    SERVE_ADMIN_PANEL: 'true',
+    PUBLISH_BRIDGE_API_KEY: '',
+    STRAPI_TELEMETRY_DISABLED: 'true',
+    BROWSER: 'false',
+    STRAPI_LOG_LEVEL: process.env.STRAPI_LOG_LEVEL ?? 'warn',
+  };
+}
+
+async function startSite(env) {
+  const baseUrl = `http://localhost:${env.PORT}`;
+  const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'strapi'), ['start'], {
+    cwd: EXAMPLE_DIR,
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal)));
+  let exitStatus;
+  exited.then((status) => (exitStatus = status));
+  const deadline = Date.now() + BOOT_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (exitStatus !== undefined) throw new E2EError(`Strapi stopped before it was ready (${exitStatus}).`);
+    try {
+      if ((await fetch(`${baseUrl}/_health`, { signal: AbortSignal.timeout(2_000) })).status === 204) {
+        return {
+          baseUrl,
+          async stop() {
+            if (exitStatus === undefined) child.kill('SIGTERM');
+            await exited;
+          },
+        };
+      }
+    } catch {
+      // Not listening yet: Strapi opens its port once booted.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  child.kill('SIGTERM');
+  throw new E2EError(`Strapi did not answer on ${baseUrl}/_health within ${BOOT_TIMEOUT_MS / 1000} s.`);
+}
+
+async function launchBrowser() {
+  const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium';
+  if (!fs.existsSync(executablePath)) {
+    throw new E2EError(`No browser at ${executablePath}: apt-get install -y chromium (or set CHROMIUM).`);
+  }
+  const { chromium } = require('playwright-core');
+  const args = process.env.E2E_HEADED ? CHROMIUM_ARGS.filter((arg) => arg !== '--headless') : CHROMIUM_ARGS;
+  return chromium.launch({ executablePath, args, headless: !process.env.E2E_HEADED });
+}
+
+async function main() {
+  buildPlugin();
+  const port = await freePort();
+  const databaseFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pb-e2e-')), 'data.db');
+  const env = siteEnvironment({ port, databaseFile });
+  buildAdminPanel(env);
+  fs.rmSync(ARTIFACTS_DIR, { recursive: true, force: true });
+  fs.mkdirSync(ARTIFACTS_DIR, { recursive: true });
+
+  const platform = await startPlatformStub();
+  let site;
+  let browser;
+  const results = { passed: 0, failed: 0 };
+  try {
+    console.log('[e2e] Starting the example site...');
+    site = await startSite(env);
+    browser = await launchBrowser();
+    const context = await browser.newContext({ viewport: { width: 1440, height: 1900 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.baseUrl });
+    const page = await context.newPage();
+    page.setDefaultTimeout(20_000);
+    // Uncaught errors in the admin app explain most failures better than the timeout that follows.
+    const pageErrors = [];
+    page.on('pageerror', (error) => pageErrors.push(error.stack ?? String(error)));
+    page.on('response', (response) => {
+      if (response.status() >= 500) pageErrors.push(`HTTP ${response.status()} from ${response.url()}`);
+    });
+    page.on('console', (message) => {
+      if (message.type() === 'error') pageErrors.push(message.text());
+    });
+
+    const screenshot = async (name) => {
+      const file = path.join(ARTIFACTS_DIR, `${name}.png`);
+      // Modals and toasts fade in: a picture mid-animation shows half-transparent layers.
+      await page.waitForFunction(() =>
+        document.getAnimations().every((animation) => animation.playState !== 'running')
+      );
+      await page.screenshot({ path: file, fullPage: true });
+      return file;
+    };
+    for (const [index, step] of settingsPageSteps.entries()) {
+      const label = `${String(index + 1).padStart(2, '0')} ${step.name}`;
+      // Each step starts where the last one left the page: after a failure the rest cannot run.
+      if (results.failed > 0) {
+        results.failed += 1;
+        console.log(`  - ${label} (not run: an earlier step failed)`);
+        continue;
+      }
+      const errorsBefore = pageErrors.length;
+      try {
+        await step.run({ page, baseUrl: site.baseUrl, platform, screenshot });
+        results.passed += 1;
+        console.log(`  ✓ ${label}`);
+      } catch (error) {
+        results.failed += 1;
+        const file = await screenshot(`failure-${String(index + 1).padStart(2, '0')}`).catch(() => undefined);
+        const details = [
+          String(error?.message ?? error),
+          ...pageErrors.slice(errorsBefore).map((stack) => `page error: ${stack}`),
+        ];
+        console.log(`  ✕ ${label}\n      ${details.join('\n').split('\n').join('\n      ')}`);
+        if (file) console.log(`      screenshot: ${path.relative(ROOT, file)}`);
+      }
+    }
+  } finally {
+    await browser?.close();
+    await site?.stop();
+    await platform.close();
+    fs.rmSync(path.dirname(databaseFile), { recursive: true, force: true });
+  }
+  console.log(`[e2e] Screenshots in ${path.relative(ROOT, ARTIFACTS_DIR)}/`);
+  console.log(`${results.passed} passed, ${results.failed} failed`);
+  process.exitCode = results.failed > 0 ? 1 : 0;
+}
+
+main().catch((error) => {
+  console.error(`\n[e2e] ${error instanceof E2EError ? error.message : error.stack}\n`);
+  console.log('0 passed, 1 failed');
+  process.exitCode = 1;
+});

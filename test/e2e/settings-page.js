@@ -1,0 +1,244 @@
+'use strict';
+
+const { createHmac } = require('node:crypto');
+
+/**
+ * The path a first-time user takes through Settings > Publish Bridge, one step per screen.
+ * Steps share `session` and run in order; scripts/e2e.js runs them and counts the results.
+ */
+const PREFIX = '/api/publish-bridge';
+const KEY = 'pb_e2e_connection_key_5f0c2d9e8b7a6';
+const ADMIN = {
+  firstname: 'Ada',
+  lastname: 'Admin',
+  email: 'ada@example.com',
+  password: 'E2e-Password-1234',
+};
+const session = {};
+
+function check(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+/** A request signed exactly as the publisher signs it (contract section 5). */
+async function sendSigned(baseUrl, method, path, body, { key = KEY } = {}) {
+  const raw = body === undefined ? '' : JSON.stringify(body);
+  const timestamp = String(Date.now());
+  const signature = createHmac('sha256', key).update(`${timestamp}.`).update(raw).digest('hex');
+  const response = await fetch(`${baseUrl}${PREFIX}${path}`, {
+    method,
+    headers: {
+      ...(raw ? { 'Content-Type': 'application/json' } : {}),
+      'X-API-Key': key,
+      'X-Publisher-Timestamp': timestamp,
+      'X-Publisher-Signature': signature,
+    },
+    body: raw || undefined,
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+/** Log writes are batched after the answer, so a fresh entry can take a moment to show. */
+async function refreshUntilVisible(page, locator) {
+  for (let attempt = 0; attempt < 20; attempt += 1) {
+    if (await locator.first().isVisible()) return;
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await page.waitForTimeout(500);
+  }
+  await locator.first().waitFor({ state: 'visible', timeout: 1_000 });
+}
+
+/** Waits for a toast, then closes it so it does not cover the next screenshots. */
+async function expectNotification(page, text) {
+  const message = page.getByRole('status').filter({ hasText: text }).first();
+  await message.waitFor();
+  // The close button sits beside the message, in the toast that holds both.
+  await message.locator('xpath=..').getByRole('button', { name: 'Close' }).click();
+  await message.waitFor({ state: 'hidden' });
+}
+
+const settingsPageSteps = [
+  {
+    name: 'registers the first admin',
+    async run({ page, baseUrl, screenshot }) {
+      await page.goto(`${baseUrl}/admin`);
+      await page.waitForURL(/\/admin\/auth\/register-admin/);
+      for (const [name, value] of Object.entries(ADMIN))
+        await page.locator(`input[name="${name}"]`).fill(value);
+      await page.locator('input[name="confirmPassword"]').fill(ADMIN.password);
+      await screenshot('01-register-admin');
+      await page.getByRole('button', { name: "Let's start" }).click();
+      await page.waitForURL((url) => !url.pathname.includes('/auth/'));
+      await page.getByRole('link', { name: 'Settings', exact: true }).waitFor();
+      await screenshot('02-home');
+    },
+  },
+  {
+    name: 'finds Settings > Publish Bridge',
+    async run({ page, screenshot }) {
+      await page.getByRole('link', { name: 'Settings', exact: true }).click();
+      await page.getByRole('link', { name: 'Publish Bridge' }).click();
+      await page.getByRole('heading', { name: 'Publish Bridge', level: 1 }).waitFor();
+      await page.getByText('Not set', { exact: true }).waitFor();
+      await screenshot('03-settings-first-visit');
+    },
+  },
+  {
+    name: 'copies the base URL to register with the publisher',
+    async run({ page, baseUrl }) {
+      const expected = `${baseUrl}${PREFIX}`;
+      check((await page.getByLabel('Base URL').inputValue()) === expected, `base URL is not ${expected}`);
+      await page.getByRole('button', { name: 'Copy base URL' }).click();
+      await expectNotification(page, 'Base URL copied');
+      const copied = await page.evaluate(() => navigator.clipboard.readText());
+      check(copied === expected, `clipboard holds "${copied}", not ${expected}`);
+    },
+  },
+  {
+    name: 'pastes the connection key, turns a capability off and saves',
+    async run({ page, baseUrl, screenshot }) {
+      check(
+        (await sendSigned(baseUrl, 'POST', '/handshake', {})).status === 401,
+        'a request passed before any key'
+      );
+      await page.getByLabel('Connection key').fill(KEY);
+      await page.getByRole('checkbox', { name: 'Authors' }).click({ force: true });
+      await screenshot('04-key-pasted');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await expectNotification(page, 'Saved');
+      await page.getByText(`•••• ${KEY.slice(-4)}`, { exact: true }).waitFor();
+      check(
+        (await page.getByLabel('Connection key').inputValue()) === '',
+        'the key stays in the field after saving'
+      );
+      const handshake = await sendSigned(baseUrl, 'POST', '/handshake', {});
+      check(handshake.status === 200, `signed handshake answered ${handshake.status}`);
+      check(!handshake.body.capabilities.includes('authors'), 'the handshake still declares "authors"');
+      check(handshake.body.capabilities.includes('posts.delete'), 'the handshake lost "posts.delete"');
+      await screenshot('05-saved');
+    },
+  },
+  {
+    name: 'runs Test connection and shows what came back',
+    async run({ page, screenshot }) {
+      await page.getByRole('button', { name: 'Test connection' }).click();
+      await page.getByText('Connection works.').waitFor();
+      await page.getByText('"contract": "v1"').waitFor();
+      await screenshot('06-test-connection');
+    },
+  },
+  {
+    name: 'shows a signed request from the test in the activity log',
+    async run({ page, baseUrl, screenshot }) {
+      const created = await sendSigned(baseUrl, 'POST', '/posts', {
+        title: 'Hello from the publisher',
+        content: '<p>Sent by the browser test.</p>',
+        status: 'publish',
+      });
+      check(created.status === 200, `signed POST /posts answered ${created.status}`);
+      session.postId = created.body.id;
+      const refused = await sendSigned(
+        baseUrl,
+        'POST',
+        '/posts',
+        { title: 'x' },
+        { key: 'not-the-key-123456' }
+      );
+      check(refused.status === 401, `a wrong key answered ${refused.status}`);
+
+      await page.getByRole('tab', { name: 'Activity log' }).click();
+      const link = page.getByRole('link', { name: session.postId });
+      await refreshUntilVisible(page, link);
+      const href = await link.getAttribute('href');
+      // The post's type is the plugin's own or the one the site maps posts onto (the example: articles).
+      check(
+        new RegExp(`/admin/content-manager/collection-types/[\\w:.-]+/${session.postId}$`).test(href),
+        `entity link goes to ${href}`
+      );
+      await page.getByRole('gridcell', { name: 'POST /posts', exact: true }).first().waitFor();
+      await page.getByText('does not match').first().waitFor();
+      await screenshot('07-activity-log');
+
+      await page.getByRole('row').filter({ hasText: '401' }).first().click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByText("The X-API-Key does not match this site's connection key").waitFor();
+      await screenshot('08-activity-details');
+      await dialog.getByRole('button', { name: 'Close' }).last().click();
+    },
+  },
+  {
+    name: 'filters the activity log by outcome',
+    async run({ page, screenshot }) {
+      await page.getByRole('button', { name: 'Filters' }).click();
+      await page.getByRole('combobox', { name: 'Select field' }).click();
+      await page.getByRole('option', { name: 'Outcome' }).click();
+      await page.getByRole('combobox', { name: 'Select filter' }).click();
+      await page.getByRole('option', { name: 'is', exact: true }).click();
+      await page.getByRole('combobox', { name: 'Outcome' }).click();
+      await page.getByRole('option', { name: 'Rejected' }).click();
+      await page.getByRole('button', { name: 'Add filter' }).click();
+      await page.waitForURL(/filters/);
+      await page.getByText('Outcome is rejected').waitFor();
+      const rows = page.locator('tbody tr');
+      await rows.first().waitFor();
+      const statuses = await rows.evaluateAll((elements) =>
+        elements.map((row) => row.children[2]?.textContent)
+      );
+      check(statuses.length > 0 && statuses.every((status) => status === '401'), `rows shown: ${statuses}`);
+      await screenshot('09-activity-filtered');
+    },
+  },
+  {
+    name: 'reads the platform delivery log through the server',
+    async run({ page, platform, screenshot }) {
+      platform.setEntries([
+        {
+          log_id: 'dl_1001',
+          action: 'send_posts',
+          status: 'success',
+          request_payload: JSON.stringify({ title: 'Hello from the publisher', status: 'publish' }),
+          response_payload: JSON.stringify({ id: session.postId }),
+          external_id: session.postId,
+          create_at: '2026-11-22 09:15:02',
+        },
+        {
+          log_id: 'dl_1000',
+          action: 'send_posts',
+          status: 'failed',
+          request_payload: JSON.stringify({ title: 'Before the key was set' }),
+          response_payload: JSON.stringify({ error: 'This site has no connection key yet.' }),
+          external_id: '',
+          create_at: '2026-11-22 09:01:44',
+        },
+      ]);
+      await page.getByRole('tab', { name: 'Connection' }).click();
+      await page.getByLabel('Platform URL').fill(platform.url);
+      await page.getByLabel('Log key').fill(platform.key);
+      await page.getByRole('button', { name: 'Save' }).click();
+      await expectNotification(page, 'Saved');
+
+      await page.getByRole('tab', { name: 'Delivery log' }).click();
+      await page.getByRole('gridcell', { name: 'dl_1001' }).waitFor();
+      const href = await page.getByRole('link', { name: session.postId }).getAttribute('href');
+      check(href.endsWith(`/${session.postId}`), `external id links to ${href}`);
+      await screenshot('10-delivery-log');
+
+      await page.getByRole('button', { name: 'Request and response payloads' }).first().click();
+      await page.getByRole('dialog').getByText('Response payload').waitFor();
+      await screenshot('11-delivery-payloads');
+      await page.getByRole('dialog').getByRole('button', { name: 'Close' }).last().click();
+    },
+  },
+  {
+    name: 'shows a platform failure as a message, not an empty table',
+    async run({ page, platform, screenshot }) {
+      platform.answer('unauthorized');
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await page.getByText('The platform refused the log key (HTTP 401)').waitFor();
+      await screenshot('12-delivery-log-error');
+      platform.answer('ok');
+    },
+  },
+];
+
+module.exports = { settingsPageSteps };
