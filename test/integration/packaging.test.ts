@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { testDatabaseClient } from '../helpers/databases';
 import { signedHeaders, TEST_KEY } from '../helpers/signing';
 import { PREFIX } from '../helpers/site';
 import {
@@ -22,12 +23,15 @@ const SECRETS = {
   BROWSER: 'false',
   STRAPI_LOG_LEVEL: 'warn',
   DATABASE_CLIENT: 'sqlite',
-  DATABASE_FILENAME: ':memory:',
+  DATABASE_FILENAME: '.tmp/packaging.db',
   PUBLISH_BRIDGE_API_KEY: TEST_KEY,
   PUBLISH_BRIDGE_DEMO_SEED: 'false',
 };
 
-describe('the npm package installed into a fresh Strapi app', () => {
+// Packaging does not depend on the database: it runs once, in the SQLite pass of the matrix.
+const describePackaging = testDatabaseClient() === 'sqlite' ? describe : describe.skip;
+
+describePackaging('the npm package installed into a fresh Strapi app', () => {
   let workDir: string;
   let tarball: PackedTarball;
   let app: BootedApp;
