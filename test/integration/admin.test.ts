@@ -280,6 +280,28 @@ describe('activity log', () => {
     }
   });
 
+  test('keeps what the site adjusted while storing a request as notes on its entry', async () => {
+    // Recorded as the gate records it: notes come from the write services (mapping, media).
+    plugin()
+      .service('activity')
+      .record({
+        requestId: 'notes-1',
+        receivedAt: new Date(),
+        method: 'POST',
+        path: `${PREFIX}/posts`,
+        pathUnderPrefix: '/posts',
+        status: 200,
+        body: { id: 'doc-with-notes', url: 'https://example.com/x', title: 'never stored' },
+        durationMs: 12,
+        notes: ['content: kept as HTML code blocks: <table>.', 'x'.repeat(600)],
+      });
+    await plugin().service('activity').flush();
+    const [item] = (await superAdmin.request('GET', activityUrl())).body.results;
+    expect(item).toMatchObject({ requestId: 'notes-1', action: 'posts.create', entityId: 'doc-with-notes' });
+    expect(item.notes).toEqual(['content: kept as HTML code blocks: <table>.', `${'x'.repeat(499)}…`]);
+    expect(JSON.stringify(await activityRows())).not.toContain('never stored');
+  });
+
   test('never stores the key, the signature or the body', async () => {
     const body = JSON.stringify({
       title: 'Secret-free log',

@@ -11,6 +11,3 @@ export const HttpStatus = ({ status, outcome }: { status: number | string; outco
     </Typography>
   </Status>
 );
-
-export const outcomeOfStatus = (status: number): Outcome =>
-  status >= 500 ? 'error' : status >= 400 ? 'rejected' : 'success';
