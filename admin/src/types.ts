@@ -35,6 +35,16 @@ export type Settings = {
   encryptionAvailable: boolean;
   capabilities: Capability[];
   status: { lastHandshakeAt?: string; lastRequest?: ActivityItem };
+  storage: ResourceStorage[];
+};
+
+export type ResourceStorage = {
+  resource: string;
+  uid: string;
+  displayName: string;
+  ownedByPlugin: boolean;
+  fields: { field: string; attribute: string; storedAs: string }[];
+  unmapped: string[];
 };
 
 export type SettingsUpdate = {

@@ -2,6 +2,7 @@ import bootstrap from './bootstrap';
 import config from './config';
 import contentTypes from './content-types';
 import controllers from './controllers';
+import destroy from './destroy';
 import middlewares from './middlewares';
 import register from './register';
 import routes from './routes';
@@ -10,6 +11,7 @@ import services from './services';
 export default {
   register,
   bootstrap,
+  destroy,
   config,
   contentTypes,
   controllers,

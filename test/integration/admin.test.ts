@@ -126,6 +126,32 @@ describe('admin API permissions', () => {
     expect(logs.body.error.message).toContain('Set the platform URL');
   });
 
+  test('the settings show where each resource is stored', async () => {
+    const { body } = await superAdmin.request('GET', '/publish-bridge/settings');
+    expect(
+      body.data.storage.map((storage: { resource: string; uid: string; ownedByPlugin: boolean }) => [
+        storage.resource,
+        storage.uid,
+        storage.ownedByPlugin,
+      ])
+    ).toEqual([
+      ['post', 'plugin::publish-bridge.post', true],
+      ['blogCategory', 'plugin::publish-bridge.blog-category', true],
+      ['tag', 'plugin::publish-bridge.tag', true],
+      ['author', 'plugin::publish-bridge.author', true],
+      ['product', 'plugin::publish-bridge.product', true],
+      ['productCategory', 'plugin::publish-bridge.product-category', true],
+    ]);
+    const post = body.data.storage[0];
+    expect(post.displayName).toBe('Post');
+    expect(post.unmapped).toEqual([]);
+    expect(post.fields).toContainEqual({
+      field: 'seo',
+      attribute: 'seoTitle, seoDescription, seoKeywords',
+      storedAs: 'seoFields',
+    });
+  });
+
   test('the three permissions are registered and held by Super Admin only', async () => {
     const actions = ['settings.read', 'settings.update', 'logs.read'].map(
       (uid) => `plugin::publish-bridge.${uid}`

@@ -13,7 +13,10 @@ const uploadedFiles = () => site.strapi.db.query('plugin::upload.file').count();
 
 beforeAll(async () => {
   images = await startImageServer();
-  site = await startSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'site', PUBLISH_BRIDGE_MEDIA_ALLOWED_HOSTS: '127.0.0.1' });
+  site = await startSite({
+    PUBLISH_BRIDGE_CONTENT_TYPES: 'site',
+    PUBLISH_BRIDGE_MEDIA_ALLOWED_HOSTS: '127.0.0.1',
+  });
 });
 afterAll(async () => {
   await site?.stop();
@@ -191,6 +194,20 @@ test('categories and authors are the site types, reused case-insensitively; dele
   expect(await documents(ARTICLE).findOne({ documentId: id })).toBeNull();
 });
 
+test('the settings page is told where each resource goes', () => {
+  const storage = site.strapi.plugin('publish-bridge').service('mapping').describe();
+  const post = storage.find((entry: { resource: string }) => entry.resource === 'post');
+  expect(post).toMatchObject({ uid: ARTICLE, displayName: 'Article', ownedByPlugin: false, unmapped: [] });
+  expect(post.fields).toContainEqual({ field: 'content', attribute: 'content', storedAs: 'blocks' });
+  expect(post.fields).toContainEqual({
+    field: 'seo',
+    attribute: 'seo.metaTitle, seo.metaDescription, seo.keywords',
+    storedAs: 'seoComponent',
+  });
+  const author = storage.find((entry: { resource: string }) => entry.resource === 'author');
+  expect(author.unmapped).toEqual(['username', 'first_name', 'last_name', 'role', 'url']);
+});
+
 test('the page list shows mapped articles and categories', async () => {
   const items = (await site.send('GET', '/pages?per_page=250')).body;
   const article = items.find((item: any) => item.type === 'post' && item.slug === 'grinding-coffee-at-home');
@@ -213,7 +230,12 @@ describe('images', () => {
     };
     const { id } = await publishArticle(body);
     const article = await documents(ARTICLE).findOne({ documentId: id, populate: ['cover'] });
-    expect(article.cover).toMatchObject({ mime: 'image/png', width: 5, height: 3, alternativeText: 'Latte art basics' });
+    expect(article.cover).toMatchObject({
+      mime: 'image/png',
+      width: 5,
+      height: 3,
+      alternativeText: 'Latte art basics',
+    });
     expect(article.content[1]).toMatchObject({
       type: 'image',
       image: { mime: 'image/png', alternativeText: 'A rosetta', caption: 'A rosetta' },
@@ -240,7 +262,11 @@ describe('images', () => {
     expect(article.cover).toBeNull();
     expect(article.content).toEqual([
       { type: 'paragraph', children: [{ type: 'text', text: 'Text stays.' }] },
-      { type: 'code', language: 'html', children: [{ type: 'text', text: `<img src="${missing}" alt="gone">` }] },
+      {
+        type: 'code',
+        language: 'html',
+        children: [{ type: 'text', text: `<img src="${missing}" alt="gone">` }],
+      },
     ]);
   });
 });

@@ -15,6 +15,7 @@ import { CapabilitiesCard } from '../components/CapabilitiesCard';
 import { ConnectionCard } from '../components/ConnectionCard';
 import { DeliveryLogTab } from '../components/DeliveryLogTab';
 import { PlatformCard } from '../components/PlatformCard';
+import { StorageCard } from '../components/StorageCard';
 import { StatusCard } from '../components/StatusCard';
 import { PERMISSIONS } from '../constants';
 import { useSettingsForm } from '../hooks/useSettingsForm';
@@ -143,6 +144,7 @@ const SettingsForm = ({ settings, canUpdate, canReadLogs }: FormProps) => {
                 <StatusCard settings={settings} />
                 <ConnectionCard settings={settings} form={form} canUpdate={canUpdate} />
                 <CapabilitiesCard settings={settings} form={form} canUpdate={canUpdate} />
+                <StorageCard settings={settings} />
                 <PlatformCard settings={settings} form={form} canUpdate={canUpdate} />
               </Flex>
             </form>

@@ -5,6 +5,15 @@ import { RESOURCE_KINDS, type ResourceKind } from '../mapping/catalogue';
 import { resolveMapping, type AttributeSchema, type ResolvedMapping } from '../mapping/resolve';
 import { describeResource, type Resource } from '../resources';
 
+export type ResourceStorage = {
+  resource: ResourceKind;
+  uid: string;
+  displayName: string;
+  ownedByPlugin: boolean;
+  fields: { field: string; attribute: string; storedAs: string }[];
+  unmapped: string[];
+};
+
 type Schema = { attributes: Record<string, AttributeSchema>; options?: { draftAndPublish?: boolean } };
 
 /** Where each resource is stored: the site's own types from `contentTypes`, else the plugin's. */
@@ -37,6 +46,36 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         ) as Record<ResourceKind, Resource>;
       }
       return resources[kind];
+    },
+
+    /** Where each resource is stored, for the settings page (read-only: the mapping lives in the site's code). */
+    describe(): ResourceStorage[] {
+      return RESOURCE_KINDS.map((kind) => {
+        const { uid, fields, unmapped } = this.resource(kind);
+        const contentType = strapi.contentTypes[uid as never] as unknown as {
+          info?: { displayName?: string };
+        };
+        return {
+          resource: kind,
+          uid,
+          displayName: contentType?.info?.displayName ?? uid,
+          ownedByPlugin: uid.startsWith(`plugin::${PLUGIN_ID}.`),
+          fields: Object.entries(fields).map(([field, target]) => ({
+            field,
+            attribute: target.seo
+              ? Object.values(target.seo)
+                  .map((part) =>
+                    target.adapter === 'seoComponent'
+                      ? `${target.attribute}.${part.attribute}`
+                      : part.attribute
+                  )
+                  .join(', ')
+              : target.attribute,
+            storedAs: target.adapter,
+          })),
+          unmapped,
+        };
+      });
     },
 
     /** Stops the boot on a mapping that names a missing type or attribute, and says once what is not stored. */

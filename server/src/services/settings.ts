@@ -8,6 +8,7 @@ import {
 import type { PluginConfig } from '../config';
 import { API_KEY_ENV, PLUGIN_ID } from '../constants';
 import type { ActivityItem } from './activity';
+import type { ResourceStorage } from './mapping';
 
 /** What the plugin keeps in Strapi's core store. Keys are stored encrypted, never in plain text. */
 export type StoredSettings = {
@@ -40,6 +41,7 @@ export type SettingsOverview = SettingsDescription & {
   baseUrl: string;
   capabilities: { name: Capability; description: string; enabled: boolean; enabledByDefault: boolean }[];
   status: { lastHandshakeAt?: string; lastRequest?: ActivityItem };
+  storage: ResourceStorage[];
 };
 
 export type SettingsChanges = {
@@ -243,6 +245,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           enabledByDefault: defaults[name] ?? false,
         })),
         status: { lastHandshakeAt: status.lastHandshakeAt, lastRequest },
+        storage: strapi.plugin(PLUGIN_ID).service('mapping').describe(),
       };
     },
 
