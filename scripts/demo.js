@@ -12,54 +12,14 @@
  */
 'use strict';
 
-const { spawn, spawnSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const util = require('node:util');
-
-const ROOT = path.resolve(__dirname, '..');
-const EXAMPLE_DIR = path.join(ROOT, 'example');
-const PLUGIN_BUILD_LOCK = '/tmp/pb-build.lock';
-const ADMIN_BUILD_LOCK = '/tmp/pb-admin-build.lock';
-/** Beside the build, so `strapi build` (which empties build/ first) drops it along with a stale build. */
-const ADMIN_HASH_FILE = '.publish-bridge-build-hash';
-const HEALTH_POLL_MS = 250;
-const BUILD_ADMIN_FLAG = '--build-admin-panel';
-
-class DemoError extends Error {}
-
-/** Every file under `dir`, in a stable order (hashes depend on it); none when `dir` is missing. */
-function listFiles(dir) {
-  if (!fs.existsSync(dir)) return [];
-  return fs
-    .readdirSync(dir, { withFileTypes: true })
-    .sort((a, b) => a.name.localeCompare(b.name))
-    .flatMap((entry) => {
-      const file = path.join(dir, entry.name);
-      return entry.isDirectory() ? listFiles(file) : [file];
-    });
-}
-
-const mtimeOf = (file) => fs.statSync(file).mtimeMs;
-
-/**
- * The build empties dist/server and dist/admin before writing, so their oldest file tells when
- * the last complete build started; any source edited after that is missing from it.
- */
-function isPluginBuildFresh(root) {
-  const entries = ['dist/server/index.js', 'dist/admin/index.mjs'].map((file) => path.join(root, file));
-  if (!entries.every((file) => fs.existsSync(file))) return false;
-  const built = [...listFiles(path.join(root, 'dist/server')), ...listFiles(path.join(root, 'dist/admin'))];
-  const sources = [
-    ...listFiles(path.join(root, 'server/src')),
-    ...listFiles(path.join(root, 'admin/src')),
-    path.join(root, 'package.json'),
-  ];
-  return Math.min(...built.map(mtimeOf)) > Math.max(...sources.map(mtimeOf));
-}
+const { ROOT, EXAMPLE_DIR, ScriptError, binary, ensureBuilds, waitForHealth } = require('./lib/example-site');
 
 /** Secrets as create-strapi-app generates them: fresh random values, four app keys. */
 function secretsEnvFile(randomBytes = crypto.randomBytes) {
@@ -91,59 +51,12 @@ function ensureEnvFile(file, randomBytes) {
 
 function readEnvFile(file) {
   if (!fs.existsSync(file)) return {};
-  if (typeof util.parseEnv !== 'function') throw new DemoError('The demo needs Node.js 20.12 or later.');
+  if (typeof util.parseEnv !== 'function') throw new ScriptError('The demo needs Node.js 20.12 or later.');
   return util.parseEnv(fs.readFileSync(file, 'utf8'));
 }
 
 /** The environment Strapi will see: it loads example/.env without overriding variables already set. */
 const strapiEnvironment = (envFile) => ({ ...readEnvFile(envFile), ...process.env });
-
-/** The installed @strapi/* versions: the admin bundle compiles their front-end code in. */
-function strapiVersions(lockFile) {
-  const { packages = {} } = JSON.parse(fs.readFileSync(lockFile, 'utf8'));
-  return Object.entries(packages)
-    .filter(([location]) => location.includes('node_modules/@strapi/'))
-    .map(([location, { version }]) => `${location}@${version}`)
-    .sort();
-}
-
-/**
- * Values `strapi build` writes into the bundle: the server URL and every STRAPI_ADMIN_* variable.
- * Empty ones count as unset (the example's default PUBLIC_URL is empty), so a caller that sets
- * PUBLIC_URL='' shares the build with one that leaves it out.
- */
-function bakedEnvironment(env) {
-  return Object.keys(env)
-    .filter((name) => name === 'PUBLIC_URL' || name.toUpperCase().startsWith('STRAPI_ADMIN_'))
-    .filter((name) => env[name] !== '')
-    .sort()
-    .map((name) => `${name}=${env[name]}`);
-}
-
-/** A digest of everything the example's admin bundle is built from. */
-function adminBuildHash({ root, exampleDir, env }) {
-  const hash = crypto.createHash('sha256');
-  const add = (label, content) => hash.update(`${label}\0`).update(content).update('\0');
-  const files = [
-    ...listFiles(path.join(root, 'dist/admin')),
-    ...listFiles(path.join(exampleDir, 'src/admin')),
-    path.join(exampleDir, 'config/admin.js'),
-    path.join(exampleDir, 'config/server.js'),
-    path.join(exampleDir, 'package.json'),
-  ].filter((file) => fs.existsSync(file));
-  for (const file of files) add(path.relative(root, file), fs.readFileSync(file));
-  add('@strapi versions', strapiVersions(path.join(root, 'package-lock.json')).join('\n'));
-  add('baked environment', bakedEnvironment(env).join('\n'));
-  return hash.digest('hex');
-}
-
-/** 'missing', 'outdated' or 'current': whether build/ holds an admin panel built from `hash`. */
-function adminBuildState(buildDir, hash) {
-  if (!fs.existsSync(path.join(buildDir, 'index.html'))) return 'missing';
-  const hashFile = path.join(buildDir, ADMIN_HASH_FILE);
-  const stored = fs.existsSync(hashFile) ? fs.readFileSync(hashFile, 'utf8').trim() : '';
-  return stored === hash ? 'current' : 'outdated';
-}
 
 /** The child that a signal to this process must reach (a build or Strapi), if any. */
 let runningChild = null;
@@ -176,63 +89,7 @@ function start(command, args, { cwd = ROOT, env = process.env } = {}) {
 
 async function run(command, args, options) {
   const status = await start(command, args, options);
-  if (status !== 0) throw new DemoError(`${[command, ...args].join(' ')} failed (exit ${status}).`);
-}
-
-const hasFlock = () => spawnSync('flock', ['--version'], { stdio: 'ignore' }).status === 0;
-
-/** Other builds of the same output may run at once (tests, other checkouts' tools): take turns. */
-const runLocked = (lock, command, args, options) =>
-  hasFlock() ? run('flock', [lock, command, ...args], options) : run(command, args, options);
-
-function binary(name) {
-  const file = path.join(ROOT, 'node_modules', '.bin', name);
-  if (!fs.existsSync(file))
-    throw new DemoError(`${file} is missing: run \`npm install\` at the repository root.`);
-  return file;
-}
-
-async function buildPlugin() {
-  if (isPluginBuildFresh(ROOT)) {
-    console.log('[demo] Plugin build skipped: dist/ is newer than server/src, admin/src and package.json.');
-    return;
-  }
-  console.log('[demo] Building the plugin (strapi-plugin build)...');
-  await runLocked(PLUGIN_BUILD_LOCK, binary('strapi-plugin'), ['build']);
-}
-
-async function buildAdminPanel(env) {
-  const buildDir = path.join(EXAMPLE_DIR, 'build');
-  const hash = adminBuildHash({ root: ROOT, exampleDir: EXAMPLE_DIR, env });
-  const state = adminBuildState(buildDir, hash);
-  if (state === 'current') {
-    console.log('[demo] Admin panel build skipped: example/build was built from the same inputs.');
-    return;
-  }
-  console.log(`[demo] Admin panel build is ${state}: building it in example/ (about 30 s)...`);
-  // Its own process: the build holds about 2 GB and sets the global `strapi`.
-  await runLocked(ADMIN_BUILD_LOCK, process.execPath, [__filename, BUILD_ADMIN_FLAG], {
-    cwd: EXAMPLE_DIR,
-    env,
-  });
-  fs.writeFileSync(path.join(buildDir, ADMIN_HASH_FILE), `${hash}\n`);
-}
-
-/**
- * What `strapi build` does for a JavaScript app, run in the current directory. The command
- * itself looks for a tsconfig.json from example/ upwards, finds the repository's own (it types
- * the plugin's tests) and fails trying to compile the example as TypeScript.
- */
-async function buildAdminPanelHere() {
-  const strapiDist = path.join(path.dirname(require.resolve('@strapi/strapi/package.json')), 'dist', 'src');
-  const { build } = require(path.join(strapiDist, 'node', 'build.js'));
-  const { createLogger } = require(path.join(strapiDist, 'cli', 'utils', 'logger.js'));
-  await build({
-    cwd: process.cwd(),
-    logger: createLogger({ timestamp: false }),
-    bundler: 'vite',
-    minify: true,
-  });
+  if (status !== 0) throw new ScriptError(`${[command, ...args].join(' ')} failed (exit ${status}).`);
 }
 
 /** A wildcard bind answers on the loopback; other hosts are reached as given. */
@@ -258,7 +115,7 @@ function assertPortFree(host, port) {
     probe.once('error', (error) =>
       reject(
         error.code === 'EADDRINUSE'
-          ? new DemoError(
+          ? new ScriptError(
               `Port ${port} is already in use (another demo?). Stop it or pick another: PORT=1338 npm run demo`
             )
           : error
@@ -266,24 +123,6 @@ function assertPortFree(host, port) {
     );
     probe.listen(port, host, () => probe.close(resolve));
   });
-}
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitForHealth(baseUrl, strapiExited) {
-  let exitStatus;
-  strapiExited.then((status) => (exitStatus = status));
-  for (;;) {
-    if (exitStatus !== undefined)
-      throw new DemoError(`Strapi stopped before it was ready (exit ${exitStatus}).`);
-    try {
-      const response = await fetch(`${baseUrl}/_health`, { signal: AbortSignal.timeout(2_000) });
-      if (response.status === 204) return;
-    } catch {
-      // Not listening yet: Strapi opens the port only once it has fully booted.
-    }
-    await sleep(HEALTH_POLL_MS);
-  }
 }
 
 /** Whether the admin panel still offers to create the first account; undefined when unknown. */
@@ -344,7 +183,6 @@ function banner({ siteUrl, prefix, adminExists, key, database, seconds }) {
 async function main() {
   const startedAt = Date.now();
   forwardSignals();
-  await buildPlugin();
 
   const envFile = path.join(EXAMPLE_DIR, '.env');
   if (ensureEnvFile(envFile)) console.log('[demo] Wrote example/.env with fresh random secrets.');
@@ -352,7 +190,7 @@ async function main() {
   const port = Number(env.PORT || 1337);
   const host = env.HOST || '0.0.0.0';
   await assertPortFree(host, port);
-  await buildAdminPanel(env);
+  await ensureBuilds({ env, run, log: (message) => console.log(`[demo] ${message}`) });
 
   console.log('[demo] Starting Strapi (strapi start in example/)...');
   const strapiExited = start(binary('strapi'), ['start'], { cwd: EXAMPLE_DIR, env });
@@ -373,19 +211,11 @@ async function main() {
 }
 
 if (require.main === module) {
-  const entry = process.argv[2] === BUILD_ADMIN_FLAG ? buildAdminPanelHere : main;
-  entry().catch((error) => {
-    console.error(`\n[demo] ${error instanceof DemoError ? error.message : error.stack}\n`);
+  main().catch((error) => {
+    console.error(`\n[demo] ${error instanceof ScriptError ? error.message : error.stack}\n`);
     runningChild?.kill('SIGTERM');
     process.exitCode = 1;
   });
 }
 
-module.exports = {
-  isPluginBuildFresh,
-  secretsEnvFile,
-  ensureEnvFile,
-  adminBuildHash,
-  adminBuildState,
-  ADMIN_HASH_FILE,
-};
+module.exports = { secretsEnvFile, ensureEnvFile };

@@ -19,15 +19,11 @@ const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
-const { adminBuildHash, adminBuildState, ADMIN_HASH_FILE, isPluginBuildFresh } = require('./demo');
+const { ROOT, EXAMPLE_DIR, ScriptError, binary, ensureBuilds, waitForHealth } = require('./lib/example-site');
 const { settingsPageSteps } = require('../test/e2e/settings-page');
 const { startPlatformStub } = require('../test/e2e/platform-stub');
 
-const ROOT = path.resolve(__dirname, '..');
-const EXAMPLE_DIR = path.join(ROOT, 'example');
 const ARTIFACTS_DIR = path.join(ROOT, 'test', 'artifacts', 'e2e');
-const PLUGIN_BUILD_LOCK = '/tmp/pb-build.lock';
-const ADMIN_BUILD_LOCK = '/tmp/pb-admin-build.lock';
 const BOOT_TIMEOUT_MS = 120_000;
 const CHROMIUM_ARGS = [
   '--headless',
@@ -39,35 +35,10 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
-class E2EError extends Error {}
-
-const hasFlock = () => spawnSync('flock', ['--version'], { stdio: 'ignore' }).status === 0;
-
-function run(command, args, { cwd = ROOT, env = process.env, lock } = {}) {
-  const [file, argv] = lock && hasFlock() ? ['flock', [lock, command, ...args]] : [command, args];
-  const { status } = spawnSync(file, argv, { cwd, env, stdio: 'inherit' });
-  if (status !== 0) throw new E2EError(`${[command, ...args].join(' ')} failed (exit ${status}).`);
-}
-
-function buildPlugin() {
-  if (isPluginBuildFresh(ROOT)) return console.log('[e2e] Plugin build is up to date.');
-  console.log('[e2e] Building the plugin...');
-  run(path.join(ROOT, 'node_modules', '.bin', 'strapi-plugin'), ['build'], { lock: PLUGIN_BUILD_LOCK });
-}
-
-/** The admin bundle compiles the plugin's dist/admin in, so it follows every plugin build. */
-function buildAdminPanel(env) {
-  const buildDir = path.join(EXAMPLE_DIR, 'build');
-  const hash = adminBuildHash({ root: ROOT, exampleDir: EXAMPLE_DIR, env });
-  const state = adminBuildState(buildDir, hash);
-  if (state === 'current') return console.log('[e2e] Admin panel build is up to date.');
-  console.log(`[e2e] Admin panel build is ${state}: building it (about 30 s)...`);
-  run(process.execPath, [path.join(__dirname, 'demo.js'), '--build-admin-panel'], {
-    cwd: EXAMPLE_DIR,
-    env,
-    lock: ADMIN_BUILD_LOCK,
-  });
-  fs.writeFileSync(path.join(buildDir, ADMIN_HASH_FILE), `${hash}\n`);
+/** Runs a build step to completion with its output shown; throws when it fails. */
+function run(command, args, { cwd, env }) {
+  const { status } = spawnSync(command, args, { cwd, env, stdio: 'inherit' });
+  if (status !== 0) throw new ScriptError(`${[command, ...args].join(' ')} failed (exit ${status}).`);
 }
 
 function freePort() {
@@ -107,40 +78,29 @@ function siteEnvironment({ port, databaseFile }) {
 
 async function startSite(env) {
   const baseUrl = `http://localhost:${env.PORT}`;
-  const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'strapi'), ['start'], {
+  const child = spawn(binary('strapi'), ['start'], {
     cwd: EXAMPLE_DIR,
     env,
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal)));
-  let exitStatus;
-  exited.then((status) => (exitStatus = status));
-  const deadline = Date.now() + BOOT_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (exitStatus !== undefined) throw new E2EError(`Strapi stopped before it was ready (${exitStatus}).`);
-    try {
-      if ((await fetch(`${baseUrl}/_health`, { signal: AbortSignal.timeout(2_000) })).status === 204) {
-        return {
-          baseUrl,
-          async stop() {
-            if (exitStatus === undefined) child.kill('SIGTERM');
-            await exited;
-          },
-        };
-      }
-    } catch {
-      // Not listening yet: Strapi opens its port once booted.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await exited;
+  };
+  try {
+    await waitForHealth(baseUrl, exited, { timeoutMs: BOOT_TIMEOUT_MS });
+  } catch (error) {
+    await stop();
+    throw error;
   }
-  child.kill('SIGTERM');
-  throw new E2EError(`Strapi did not answer on ${baseUrl}/_health within ${BOOT_TIMEOUT_MS / 1000} s.`);
+  return { baseUrl, stop };
 }
 
 async function launchBrowser() {
   const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium';
   if (!fs.existsSync(executablePath)) {
-    throw new E2EError(`No browser at ${executablePath}: apt-get install -y chromium (or set CHROMIUM).`);
+    throw new ScriptError(`No browser at ${executablePath}: apt-get install -y chromium (or set CHROMIUM).`);
   }
   const { chromium } = require('playwright-core');
   const args = process.env.E2E_HEADED ? CHROMIUM_ARGS.filter((arg) => arg !== '--headless') : CHROMIUM_ARGS;
@@ -148,11 +108,10 @@ async function launchBrowser() {
 }
 
 async function main() {
-  buildPlugin();
   const port = await freePort();
   const databaseFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pb-e2e-')), 'data.db');
   const env = siteEnvironment({ port, databaseFile });
-  buildAdminPanel(env);
+  await ensureBuilds({ env, run, log: (message) => console.log(`[e2e] ${message}`) });
   fs.rmSync(ARTIFACTS_DIR, { recursive: true, force: true });
   fs.mkdirSync(ARTIFACTS_DIR, { recursive: true });
 
@@ -223,7 +182,7 @@ async function main() {
 }
 
 main().catch((error) => {
-  console.error(`\n[e2e] ${error instanceof E2EError ? error.message : error.stack}\n`);
+  console.error(`\n[e2e] ${error instanceof ScriptError ? error.message : error.stack}\n`);
   console.log('0 passed, 1 failed');
   process.exitCode = 1;
 });

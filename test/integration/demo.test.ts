@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 
 /**
- * The decisions `npm run demo` takes before it starts Strapi: the secrets it writes on the first
+ * The decisions `npm run demo` (and `npm run test:e2e`, through scripts/lib) takes before it starts Strapi: the secrets it writes on the first
  * start, and when the plugin and admin builds may be reused. Starting the demo itself is left to
  * the README check; these run on temporary directories.
  */
@@ -16,7 +16,7 @@ type Demo = {
   adminBuildState(buildDir: string, hash: string): 'missing' | 'outdated' | 'current';
   ADMIN_HASH_FILE: string;
 };
-const demo: Demo = require('../../scripts/demo.js');
+const demo: Demo = { ...require('../../scripts/demo.js'), ...require('../../scripts/lib/example-site.js') };
 
 // The exact dotenv Strapi loads example/.env with.
 const dotenv = createRequire(require.resolve('@strapi/core'))('dotenv');

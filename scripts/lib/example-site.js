@@ -1,0 +1,171 @@
+/**
+ * What `npm run demo` and `npm run test:e2e` share: building the plugin and the example's admin
+ * panel only when their inputs changed, and waiting for a started site to answer.
+ */
+'use strict';
+
+const { spawnSync } = require('node:child_process');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const EXAMPLE_DIR = path.join(ROOT, 'example');
+const PLUGIN_BUILD_LOCK = '/tmp/pb-build.lock';
+const ADMIN_BUILD_LOCK = '/tmp/pb-admin-build.lock';
+/** Beside the build, so `strapi build` (which empties build/ first) drops it along with a stale build. */
+const ADMIN_HASH_FILE = '.publish-bridge-build-hash';
+const HEALTH_POLL_MS = 250;
+
+/** A failure the scripts report as its message alone: the user can act on it. */
+class ScriptError extends Error {}
+
+/** Every file under `dir`, in a stable order (hashes depend on it); none when `dir` is missing. */
+function listFiles(dir) {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((entry) => {
+      const file = path.join(dir, entry.name);
+      return entry.isDirectory() ? listFiles(file) : [file];
+    });
+}
+
+const mtimeOf = (file) => fs.statSync(file).mtimeMs;
+
+/**
+ * The build empties dist/server and dist/admin before writing, so their oldest file tells when
+ * the last complete build started; any source edited after that is missing from it.
+ */
+function isPluginBuildFresh(root) {
+  const entries = ['dist/server/index.js', 'dist/admin/index.mjs'].map((file) => path.join(root, file));
+  if (!entries.every((file) => fs.existsSync(file))) return false;
+  const built = [...listFiles(path.join(root, 'dist/server')), ...listFiles(path.join(root, 'dist/admin'))];
+  const sources = [
+    ...listFiles(path.join(root, 'server/src')),
+    ...listFiles(path.join(root, 'admin/src')),
+    path.join(root, 'package.json'),
+  ];
+  return Math.min(...built.map(mtimeOf)) > Math.max(...sources.map(mtimeOf));
+}
+
+/** The installed @strapi/* versions: the admin bundle compiles their front-end code in. */
+function strapiVersions(lockFile) {
+  const { packages = {} } = JSON.parse(fs.readFileSync(lockFile, 'utf8'));
+  return Object.entries(packages)
+    .filter(([location]) => location.includes('node_modules/@strapi/'))
+    .map(([location, { version }]) => `${location}@${version}`)
+    .sort();
+}
+
+/**
+ * Values `strapi build` writes into the bundle: the server URL and every STRAPI_ADMIN_* variable.
+ * Empty ones count as unset (the example's default PUBLIC_URL is empty), so a caller that sets
+ * PUBLIC_URL='' shares the build with one that leaves it out.
+ */
+function bakedEnvironment(env) {
+  return Object.keys(env)
+    .filter((name) => name === 'PUBLIC_URL' || name.toUpperCase().startsWith('STRAPI_ADMIN_'))
+    .filter((name) => env[name] !== '')
+    .sort()
+    .map((name) => `${name}=${env[name]}`);
+}
+
+/** A digest of everything the example's admin bundle is built from. */
+function adminBuildHash({ root, exampleDir, env }) {
+  const hash = crypto.createHash('sha256');
+  const add = (label, content) => hash.update(`${label}\0`).update(content).update('\0');
+  const files = [
+    ...listFiles(path.join(root, 'dist/admin')),
+    ...listFiles(path.join(exampleDir, 'src/admin')),
+    path.join(exampleDir, 'config/admin.js'),
+    path.join(exampleDir, 'config/server.js'),
+    path.join(exampleDir, 'package.json'),
+  ].filter((file) => fs.existsSync(file));
+  for (const file of files) add(path.relative(root, file), fs.readFileSync(file));
+  add('@strapi versions', strapiVersions(path.join(root, 'package-lock.json')).join('\n'));
+  add('baked environment', bakedEnvironment(env).join('\n'));
+  return hash.digest('hex');
+}
+
+/** 'missing', 'outdated' or 'current': whether build/ holds an admin panel built from `hash`. */
+function adminBuildState(buildDir, hash) {
+  if (!fs.existsSync(path.join(buildDir, 'index.html'))) return 'missing';
+  const hashFile = path.join(buildDir, ADMIN_HASH_FILE);
+  const stored = fs.existsSync(hashFile) ? fs.readFileSync(hashFile, 'utf8').trim() : '';
+  return stored === hash ? 'current' : 'outdated';
+}
+
+function binary(name) {
+  const file = path.join(ROOT, 'node_modules', '.bin', name);
+  if (!fs.existsSync(file))
+    throw new ScriptError(`${file} is missing: run \`npm install\` at the repository root.`);
+  return file;
+}
+
+const hasFlock = () => spawnSync('flock', ['--version'], { stdio: 'ignore' }).status === 0;
+
+/** Other builds of the same output may run at once (tests, another script): they take turns. */
+const locked = (lock, command, args) => (hasFlock() ? ['flock', [lock, command, ...args]] : [command, args]);
+
+/**
+ * Builds what is out of date. `run(command, args, options)` runs a command to completion and
+ * throws on failure; `log` reports what was decided.
+ */
+async function ensureBuilds({ env, run, log }) {
+  if (isPluginBuildFresh(ROOT)) {
+    log('Plugin build skipped: dist/ is newer than server/src, admin/src and package.json.');
+  } else {
+    log('Building the plugin (strapi-plugin build)...');
+    await run(...locked(PLUGIN_BUILD_LOCK, binary('strapi-plugin'), ['build']), { cwd: ROOT, env });
+  }
+
+  const buildDir = path.join(EXAMPLE_DIR, 'build');
+  const hash = adminBuildHash({ root: ROOT, exampleDir: EXAMPLE_DIR, env });
+  const state = adminBuildState(buildDir, hash);
+  if (state === 'current') {
+    log('Admin panel build skipped: example/build was built from the same inputs.');
+    return;
+  }
+  log(`Admin panel build is ${state}: building it in example/ (strapi build, about 30 s)...`);
+  await run(...locked(ADMIN_BUILD_LOCK, binary('strapi'), ['build']), { cwd: EXAMPLE_DIR, env });
+  fs.writeFileSync(path.join(buildDir, ADMIN_HASH_FILE), `${hash}\n`);
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Resolves once Strapi answers its health check; rejects when it exits first or the deadline
+ * passes. Strapi opens its port only once it has fully booted.
+ */
+async function waitForHealth(baseUrl, exited, { timeoutMs = Infinity } = {}) {
+  let exitStatus;
+  exited.then((status) => (exitStatus = status));
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (exitStatus !== undefined)
+      throw new ScriptError(`Strapi stopped before it was ready (exit ${exitStatus}).`);
+    try {
+      const response = await fetch(`${baseUrl}/_health`, { signal: AbortSignal.timeout(2_000) });
+      if (response.status === 204) return;
+    } catch {
+      // Not listening yet.
+    }
+    await sleep(HEALTH_POLL_MS);
+  }
+  throw new ScriptError(`Strapi did not answer on ${baseUrl}/_health within ${timeoutMs / 1000} s.`);
+}
+
+module.exports = {
+  ScriptError,
+  ROOT,
+  EXAMPLE_DIR,
+  ADMIN_HASH_FILE,
+  adminBuildHash,
+  adminBuildState,
+  binary,
+  ensureBuilds,
+  isPluginBuildFresh,
+  waitForHealth,
+};
