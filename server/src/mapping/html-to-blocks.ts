@@ -293,6 +293,8 @@ export function htmlToBlocks(html: string, options: HtmlToBlocksOptions = {}): H
  * as an `html` fallback are not listed: the converter never asks for them.
  */
 export function collectImageSources(html: string): string[] {
+  // Only an <img> tag makes an image block; most posts have none, and skip a full conversion.
+  if (!/<img/i.test(html)) return [];
   const urls = htmlToBlocks(html).blocks.flatMap((block) =>
     block.type === 'image' ? [block.image.url] : []
   );

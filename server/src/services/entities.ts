@@ -12,13 +12,21 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const plugin = () => strapi.plugin(PLUGIN_ID);
 
   return {
-    async response(resource: Resource, documentId: string): Promise<EntityResponse> {
+    /** `written` is the entry a write just returned, when there is one: it already holds the slug. */
+    async response(
+      resource: Resource,
+      documentId: string,
+      written?: Record<string, unknown> | null
+    ): Promise<EntityResponse> {
       const urls = plugin().service('urls');
       if (!resource.pageType || !resource.slugField || !urls.hasTemplate(resource.pageType))
         return { id: documentId };
-      const entry = await strapi
-        .documents(resource.uid as never)
-        .findOne({ documentId, fields: [resource.slugField] } as never);
+      const entry =
+        written && resource.slugField in written
+          ? written
+          : await strapi
+              .documents(resource.uid as never)
+              .findOne({ documentId, fields: [resource.slugField] } as never);
       const slug = (entry as Record<string, unknown> | null)?.[resource.slugField] as string | undefined;
       return { id: documentId, url: urls.urlFor(resource.pageType, { documentId, slug }) };
     },

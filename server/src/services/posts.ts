@@ -65,8 +65,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const published = draftAndPublish && (await isPublished(documentId));
     const shouldBePublished = draftAndPublish && (input.status ? input.status === 'publish' : published);
 
+    let written: Record<string, unknown> | null | undefined;
     if (Object.keys(data).length > 0) {
-      await posts().update({
+      written = await posts().update({
         documentId,
         data,
         ...(shouldBePublished ? { status: 'published' } : {}),
@@ -78,7 +79,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     if (input.status === 'draft' && !draftAndPublish) {
       notes.push(`${resource().uid} has no draft & publish, so the post stays published.`);
     }
-    return { ...(await plugin().service('entities').response(resource(), documentId)), notes };
+    return { ...(await plugin().service('entities').response(resource(), documentId, written)), notes };
   }
 
   async function createNew(transaction: Transaction, input: PostCreate, media: MediaMap) {
@@ -94,7 +95,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     if (slug) await identities().claim(transaction.trx, registry, `slug:${slug}`, post.documentId);
     if (input.source_id)
       await identities().claim(transaction.trx, registry, sourceKey(input.source_id), post.documentId);
-    return { ...(await plugin().service('entities').response(resource(), post.documentId)), notes };
+    return { ...(await plugin().service('entities').response(resource(), post.documentId, post)), notes };
   }
 
   return {

@@ -1,0 +1,541 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: the plugin side by side with Strapi's own REST API, on the example site.
+ *
+ *   node scripts/bench.js                      SQLite (a fresh temporary file)
+ *   node scripts/bench.js --db postgres        a fresh database on 127.0.0.1:5432 (PGHOST, PGPORT, PGUSER)
+ *   node scripts/bench.js --db mariadb         a fresh database on 127.0.0.1:3306 (MARIADB_HOST, ...)
+ *   --connections 8 --rounds 4 --seconds 5     load shape (fixed concurrency; seconds per side per round)
+ *   --items 20000                              published articles added for D (paging), with the server stopped
+ *   --fill-first                               add them before anything else, so A to C also run on a big site
+ *   --only A,C                                 run some scenarios only (F is the slowest)
+ *   --cpu-prof DIR                             start the server with node --cpu-prof, profile written to DIR
+ *   --check                                    exit 1 when a target is missed
+ *
+ * The example stores posts in its own `api::article.article`, so both sides write the same
+ * type: the plugin through signed contract requests (HTML converted to Blocks by the plugin),
+ * the native side through `/api/articles` with a full-access API token (the same Blocks JSON).
+ * Sides alternate round by round, so drift of the machine cancels out. Progress goes to
+ * stderr; stdout gets the table and, as its last line, one JSON line with the ratios.
+ * The plugin is loaded from dist/: build it first after changing server/.
+ */
+'use strict';
+
+const { randomBytes } = require('node:crypto');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { isDeepStrictEqual } = require('node:util');
+const { createBenchDatabase } = require('./bench/database');
+const { alternate, run } = require('./bench/measure');
+const { runNode, startServer } = require('./bench/server');
+const { HTML, createBody, fullCreateBody, revisionBlock, revisionHtml, sign } = require('./bench/workload');
+
+const PREFIX = '/api/publish-bridge';
+const KEY = `pb_bench_${randomBytes(16).toString('hex')}`;
+const SCENARIOS = ['A', 'B', 'C', 'D', 'E', 'F'];
+const UPDATE_POOL = 200;
+const MEMORY_FIRST = 500;
+const MEMORY_TOTAL = 5_000;
+
+const TARGETS = {
+  create_ratio: { max: 1.1 },
+  full_create_ratio: { max: 1.5 },
+  update_ratio: { max: 1.15 },
+  paging_ratio: { max: 1.3 },
+  reject_speedup: { min: 5 },
+  rss_growth_mb: { max: 50 },
+};
+
+const SECRETS = {
+  APP_KEYS: 'benchKeyOne,benchKeyTwo',
+  API_TOKEN_SALT: 'bench-api-token-salt',
+  ADMIN_JWT_SECRET: 'bench-admin-jwt-secret',
+  TRANSFER_TOKEN_SALT: 'bench-transfer-token-salt',
+  JWT_SECRET: 'bench-jwt-secret',
+  ENCRYPTION_KEY: 'bench-encryption-key-0123456789abcdef',
+};
+
+class BenchError extends Error {}
+
+function parseArguments(argv) {
+  const options = {
+    db: 'sqlite',
+    connections: 8,
+    rounds: 4,
+    seconds: 5,
+    warmup: 2,
+    items: 20_000,
+    only: SCENARIOS,
+    cpuProf: undefined,
+    check: false,
+    fillFirst: false,
+  };
+  const numbers = ['connections', 'rounds', 'seconds', 'warmup', 'items'];
+  for (let i = 0; i < argv.length; i += 1) {
+    const [flag, inline] = argv[i].split(/=(.*)/s);
+    const value = () => inline ?? argv[(i += 1)];
+    const name = flag.replace(/^--/, '');
+    if (name === 'db') options.db = value();
+    else if (numbers.includes(name)) options[name] = Number(value());
+    else if (name === 'only') options.only = value().toUpperCase().split(',').filter(Boolean);
+    else if (name === 'cpu-prof') options.cpuProf = path.resolve(value());
+    else if (name === 'check') options.check = true;
+    else if (name === 'fill-first') options.fillFirst = true;
+    else throw new BenchError(`Unknown option ${argv[i]} (see the comment at the top of scripts/bench.js).`);
+  }
+  if (!['sqlite', 'postgres', 'mariadb'].includes(options.db))
+    throw new BenchError(`--db must be sqlite, postgres or mariadb, not "${options.db}".`);
+  for (const name of numbers) {
+    if (!Number.isInteger(options[name]) || options[name] < 0)
+      throw new BenchError(`--${name} must be a whole number.`);
+  }
+  const unknown = options.only.filter((s) => !SCENARIOS.includes(s));
+  if (unknown.length)
+    throw new BenchError(`--only takes ${SCENARIOS.join(', ')}; not ${unknown.join(', ')}.`);
+  return options;
+}
+
+const progress = (message) => process.stderr.write(`[bench] ${message}\n`);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function fetchJson(url, init) {
+  const response = await fetch(url, init);
+  const text = await response.text();
+  let body = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Kept as text for the error message.
+  }
+  return { status: response.status, body };
+}
+
+/** Runs `work(n)` for n = 0..count-1, `concurrency` at a time. */
+async function inParallel(count, concurrency, work) {
+  const results = new Array(count);
+  let nextIndex = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (nextIndex < count) {
+        const n = nextIndex++;
+        results[n] = await work(n);
+      }
+    })
+  );
+  return results;
+}
+
+/** Requests of both sides, as autocannon and fetch send them. */
+function clients(apiToken) {
+  const json = (value) => JSON.stringify(value);
+  return {
+    plugin(method, pathUnderPrefix, body) {
+      const raw = body === undefined ? '' : json(body);
+      return {
+        method,
+        path: `${PREFIX}${pathUnderPrefix}`,
+        headers: { ...(raw ? { 'content-type': 'application/json' } : {}), ...sign(KEY, raw) },
+        body: raw || undefined,
+      };
+    },
+    forged(method, pathUnderPrefix, body) {
+      const raw = json(body);
+      return {
+        method,
+        path: `${PREFIX}${pathUnderPrefix}`,
+        headers: {
+          'content-type': 'application/json',
+          ...sign(KEY, raw),
+          'x-publisher-signature': '0'.repeat(64),
+        },
+        body: raw,
+      };
+    },
+    native(method, apiPath, data) {
+      return {
+        method,
+        path: apiPath,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${apiToken}` },
+        body: data === undefined ? undefined : json({ data }),
+      };
+    },
+  };
+}
+
+const send = (baseUrl, request) =>
+  fetchJson(`${baseUrl}${request.path}`, {
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+  });
+
+function expectStatus(reply, statuses, what) {
+  if (!statuses.includes(reply.status)) {
+    throw new BenchError(`${what} answered ${reply.status}: ${JSON.stringify(reply.body).slice(0, 800)}`);
+  }
+  return reply.body;
+}
+
+/**
+ * Checks that both sides store the same thing before timing them: the plugin's Blocks for the
+ * bench HTML are read back and become the native side's content.
+ */
+async function probe(baseUrl, client) {
+  const pluginReply = await send(
+    baseUrl,
+    client.plugin('POST', '/posts', { ...createBody('probe', 0), content: revisionHtml(0) + HTML })
+  );
+  const { id } = expectStatus(pluginReply, [200], 'The probe publish');
+  const stored = expectStatus(
+    await send(baseUrl, client.native('GET', `/api/articles/${id}`)),
+    [200],
+    'Reading the probe post back'
+  ).data;
+  const [first, ...blocks] = stored.content;
+  if (!isDeepStrictEqual(first, revisionBlock(0))) {
+    throw new BenchError(
+      `The plugin converted <p>Revision 0</p> to ${JSON.stringify(first)}; update bodies would differ.`
+    );
+  }
+  const nativeReply = await send(
+    baseUrl,
+    client.native('POST', '/api/articles', {
+      title: 'Bench native probe',
+      slug: 'bench-native-probe',
+      content: blocks,
+    })
+  );
+  const native = expectStatus(nativeReply, [201], 'The native probe create').data;
+  if (!isDeepStrictEqual(native.content, blocks) || !native.publishedAt || !stored.publishedAt) {
+    throw new BenchError('The native probe did not store the same published Blocks as the plugin.');
+  }
+  return { blocks, contentBytes: Buffer.byteLength(HTML) };
+}
+
+function formatRow(cells, widths) {
+  return cells
+    .map((cell, i) => (i < 2 ? String(cell).padEnd(widths[i]) : String(cell).padStart(widths[i])))
+    .join('  ');
+}
+
+const fixed = (value, digits) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
+
+function report({ options, database, sides, memory, ratios, fill, machine }) {
+  const lines = [];
+  lines.push('');
+  lines.push(
+    `Publish Bridge bench: ${database}, ${options.connections} connections, ${options.rounds} rounds x ${options.seconds} s per side, ` +
+      `${fill.items.toLocaleString('en-US')} published articles filled in ${fill.seconds.toFixed(1)} s`
+  );
+  lines.push(machine);
+  lines.push('');
+  const widths = [44, 8, 9, 8, 10, 8, 13, 7];
+  const header = ['scenario', 'side', 'requests', 'req/s', 'median ms', 'p99 ms', 'server CPU ms', 'errors'];
+  lines.push(formatRow(header, widths));
+  lines.push('-'.repeat(widths.reduce((sum, w) => sum + w + 2, -2)));
+  for (const side of sides) {
+    const s = side.stats;
+    lines.push(
+      formatRow(
+        [
+          side.scenario,
+          side.label,
+          s.requests,
+          fixed(s.rps, 1),
+          fixed(s.median, 1),
+          fixed(s.p99, 1),
+          fixed(s.cpuMs, 2),
+          s.errors,
+        ],
+        widths
+      )
+    );
+  }
+  lines.push(
+    'server CPU ms: CPU time of the Strapi process per request (SQLite runs inside it, PostgreSQL and MariaDB do not).'
+  );
+  if (memory) {
+    lines.push(
+      `F memory: server RSS ${memory.after500.toFixed(1)} MB after ${MEMORY_FIRST} publishes, ` +
+        `${memory.after5000.toFixed(1)} MB after ${MEMORY_TOTAL.toLocaleString('en-US')} (${memory.seconds.toFixed(0)} s of publishing)`
+    );
+  }
+  lines.push('');
+  lines.push(formatRow(['ratio', '', 'value', 'target', 'result'], [20, 0, 8, 8, 6]));
+  for (const [name, target] of Object.entries(TARGETS)) {
+    const value = ratios[name];
+    const met = value === null ? 'n/a' : target.max !== undefined ? value <= target.max : value >= target.min;
+    const wanted = target.max !== undefined ? `<= ${target.max}` : `>= ${target.min}`;
+    lines.push(
+      formatRow(
+        [name, '', value ?? 'n/a', wanted, met === 'n/a' ? met : met ? 'met' : 'MISSED'],
+        [20, 0, 8, 8, 6]
+      )
+    );
+  }
+  lines.push('');
+  return lines.join('\n');
+}
+
+const round = (value, digits = 3) => (Number.isFinite(value) ? Number(value.toFixed(digits)) : null);
+
+async function main() {
+  const options = parseArguments(process.argv.slice(2));
+  const wants = (scenario) => options.only.includes(scenario);
+  const startedAt = Date.now();
+  const database = await createBenchDatabase(options.db);
+  const env = {
+    ...process.env,
+    ...SECRETS,
+    ...database.env,
+    NODE_ENV: 'production',
+    SERVE_ADMIN_PANEL: 'false',
+    STRAPI_TELEMETRY_DISABLED: 'true',
+    STRAPI_LOG_LEVEL: 'warn',
+    BROWSER: 'false',
+    PUBLISH_BRIDGE_DEMO_SEED: 'false',
+    PUBLISH_BRIDGE_CONTENT_TYPES: 'site',
+    PUBLISH_BRIDGE_API_KEY: KEY,
+  };
+  let server;
+  const resultFile = path.join(os.tmpdir(), `pb-bench-setup-${process.pid}.json`);
+  try {
+    const setup = async (items, ...flags) => {
+      await runNode([path.join(__dirname, 'bench', 'setup.js'), resultFile, String(items), ...flags], env);
+      return JSON.parse(fs.readFileSync(resultFile, 'utf8'));
+    };
+    const start = async () => {
+      progress('starting the server (strapi start)...');
+      server = await startServer(env, { cpuProfileDir: options.cpuProf });
+      return server.baseUrl;
+    };
+    const firstFill = options.fillFirst ? options.items : 0;
+    progress(`${database.label}: creating the schema, an API token and ${firstFill} published articles...`);
+    const { apiToken, filled } = await setup(firstFill);
+    let fill = filled;
+    let baseUrl = await start();
+    const client = clients(apiToken);
+    const { blocks, contentBytes } = await probe(baseUrl, client);
+    progress(
+      `both sides store the same ${contentBytes}-byte post; measuring at ${options.connections} connections`
+    );
+
+    const load = { baseUrl, connections: options.connections, serverCpu: () => server.cpuSeconds() };
+    const runTag = randomBytes(3).toString('hex');
+    let counter = 0;
+    const next = () => (counter += 1);
+    const pluginCreate = () => client.plugin('POST', '/posts', createBody(runTag, next()));
+    const pluginFullCreate = () => client.plugin('POST', '/posts', fullCreateBody(runTag, next()));
+    const nativeCreate = () => {
+      const n = next();
+      return client.native('POST', '/api/articles', {
+        title: `Bench ${runTag} post ${n}`,
+        slug: `bench-${runTag}-native-${n}`,
+        content: blocks,
+      });
+    };
+    const sides = [];
+    const ratios = Object.fromEntries(Object.keys(TARGETS).map((name) => [name, null]));
+    let memory;
+
+    if (wants('F')) {
+      progress(`F: ${MEMORY_TOTAL} publishes, RSS read after ${MEMORY_FIRST} and after ${MEMORY_TOTAL}...`);
+      const began = Date.now();
+      const first = await run({ ...load, amount: MEMORY_FIRST, next: pluginCreate, expect: [200] });
+      await sleep(1_000);
+      const after500 = server.rssMb();
+      const rest = await run({
+        ...load,
+        amount: MEMORY_TOTAL - MEMORY_FIRST,
+        next: pluginCreate,
+        expect: [200],
+      });
+      await sleep(1_000);
+      const after5000 = server.rssMb();
+      if (first.errors + rest.errors > 0)
+        throw new BenchError(
+          `F: ${first.errors + rest.errors} publishes failed: ${first.unexpected ?? rest.unexpected}`
+        );
+      memory = { after500, after5000, seconds: (Date.now() - began) / 1000 };
+      ratios.rss_growth_mb = round(after5000 - after500, 1);
+    }
+
+    const measure = async (title, sideList) => {
+      for (const side of sideList) {
+        if (options.warmup > 0) await run({ ...load, seconds: options.warmup, ...side });
+      }
+      progress(`${title}: ${options.rounds} rounds of ${sideList.map((s) => s.name).join(' / ')}...`);
+      const stats = await alternate({
+        ...load,
+        sides: sideList,
+        rounds: options.rounds,
+        seconds: options.seconds,
+        onRun: (side, i, result) =>
+          progress(
+            `  round ${i + 1} ${side.name}: ${(result.count / result.seconds).toFixed(1)} req/s${result.errors ? `, ${result.errors} errors` : ''}`
+          ),
+      });
+      for (const side of sideList) {
+        sides.push({ scenario: side.scenario, label: side.label, stats: stats[side.name] });
+        if (stats[side.name].errors > 0)
+          throw new BenchError(
+            `${side.name}: ${stats[side.name].errors} requests failed, e.g. ${stats[side.name].unexpected}`
+          );
+      }
+      return stats;
+    };
+
+    if (wants('A') || wants('B') || wants('E')) {
+      const sideList = [
+        {
+          name: 'A plugin',
+          scenario: 'A create: POST /posts',
+          label: 'plugin',
+          next: pluginCreate,
+          expect: [200],
+        },
+        {
+          name: 'A native',
+          scenario: 'A create: POST /api/articles',
+          label: 'native',
+          next: nativeCreate,
+          expect: [201],
+        },
+      ];
+      if (wants('B'))
+        sideList.push({
+          name: 'B plugin',
+          scenario: 'B full publish: POST /posts',
+          label: 'plugin',
+          next: pluginFullCreate,
+          expect: [200],
+        });
+      if (wants('E')) {
+        // One body over and over: the load generator must not be what limits the fastest side.
+        const forged = client.forged('POST', '/posts', createBody(runTag, 0));
+        sideList.push({
+          name: 'E forged',
+          scenario: 'E bad signature: POST /posts',
+          label: 'forged',
+          next: () => ({ headers: { ...forged.headers, 'x-publisher-timestamp': String(Date.now()) } }),
+          fixed: forged,
+          expect: [401],
+        });
+      }
+      const stats = await measure('A/B/E', sideList);
+      const perRequest = (name) => 1 / stats[name].rps;
+      if (wants('A')) ratios.create_ratio = round(perRequest('A plugin') / perRequest('A native'));
+      if (wants('B')) ratios.full_create_ratio = round(perRequest('B plugin') / perRequest('A native'));
+      if (wants('E')) ratios.reject_speedup = round(stats['E forged'].rps / stats['A plugin'].rps, 1);
+    }
+
+    if (wants('C')) {
+      progress(`C: creating ${UPDATE_POOL} posts per side to update...`);
+      const pluginPool = await inParallel(UPDATE_POOL, options.connections, async (n) => {
+        const body = { ...createBody(`${runTag}-pool`, n), source_id: `bench-${runTag}-pool-${n}` };
+        const reply = await send(baseUrl, client.plugin('POST', '/posts', body));
+        return { id: expectStatus(reply, [200], 'A pool publish').id, sourceId: body.source_id };
+      });
+      const nativePool = await inParallel(UPDATE_POOL, options.connections, async (n) => {
+        const data = {
+          title: `Bench ${runTag} pool ${n}`,
+          slug: `bench-${runTag}-native-pool-${n}`,
+          content: blocks,
+        };
+        const reply = await send(baseUrl, client.native('POST', '/api/articles', data));
+        return expectStatus(reply, [201], 'A native pool create').data.documentId;
+      });
+      let pluginTurn = 0;
+      let nativeTurn = 0;
+      const stats = await measure('C', [
+        {
+          name: 'C plugin',
+          scenario: 'C content update: PUT /posts/{id}',
+          label: 'plugin',
+          next: () => {
+            const n = (pluginTurn += 1);
+            const { id, sourceId } = pluginPool[n % UPDATE_POOL];
+            return client.plugin('PUT', `/posts/${id}`, {
+              content: revisionHtml(n) + HTML,
+              source_id: sourceId,
+            });
+          },
+          expect: [200],
+        },
+        {
+          name: 'C native',
+          scenario: 'C content update: PUT /api/articles/{id}',
+          label: 'native',
+          next: () => {
+            const n = (nativeTurn += 1);
+            return client.native('PUT', `/api/articles/${nativePool[n % UPDATE_POOL]}`, {
+              content: [revisionBlock(n), ...blocks],
+            });
+          },
+          expect: [200],
+        },
+      ]);
+      ratios.update_ratio = round(1 / stats['C plugin'].rps / (1 / stats['C native'].rps));
+    }
+
+    if (wants('D') && !options.fillFirst) {
+      // Filled only now, so that A to C ran on the site their own publishes built.
+      await server.stop();
+      progress(`D: adding ${options.items} published articles with the server stopped...`);
+      fill = (await setup(options.items, '--no-token')).filled;
+      baseUrl = await start();
+      load.baseUrl = baseUrl;
+    }
+
+    if (wants('D')) {
+      // Page 200 with the default 20,000 items: the last full page of the fill.
+      const PAGE_FAR = Math.max(1, Math.floor(options.items / 100));
+      const pageRequest = (page) => () => client.plugin('GET', `/pages?per_page=100&page=${page}`);
+      for (const page of [1, PAGE_FAR]) {
+        const items = expectStatus(
+          await send(baseUrl, pageRequest(page)()),
+          [200],
+          `GET /pages page ${page}`
+        );
+        if (!Array.isArray(items) || items.length !== 100)
+          throw new BenchError(`GET /pages page ${page} returned ${items.length} items, not 100.`);
+      }
+      const stats = await measure('D', [
+        {
+          name: 'D page 1',
+          scenario: 'D list: GET /pages?per_page=100',
+          label: 'page 1',
+          next: pageRequest(1),
+          expect: [200],
+        },
+        {
+          name: `D page ${PAGE_FAR}`,
+          scenario: 'D list: GET /pages?per_page=100',
+          label: `page ${PAGE_FAR}`,
+          next: pageRequest(PAGE_FAR),
+          expect: [200],
+        },
+      ]);
+      ratios.paging_ratio = round(stats['D page 1'].rps / stats[`D page ${PAGE_FAR}`].rps);
+    }
+
+    const machine = `Node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${Math.round(os.totalmem() / 2 ** 30)} GB; load generator on the same machine; bench took ${((Date.now() - startedAt) / 1000).toFixed(0)} s`;
+    process.stdout.write(report({ options, database: database.label, sides, memory, ratios, fill, machine }));
+    process.stdout.write(`${JSON.stringify(ratios)}\n`);
+    const missed = Object.entries(TARGETS).filter(([name, t]) => {
+      const value = ratios[name];
+      return value !== null && (t.max !== undefined ? value > t.max : value < t.min);
+    });
+    if (options.check && missed.length > 0) process.exitCode = 1;
+  } finally {
+    fs.rmSync(resultFile, { force: true });
+    if (server) await server.stop();
+    await database.drop().catch((error) => progress(`could not drop the bench database: ${error.message}`));
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(`\n[bench] ${error instanceof BenchError ? error.message : error.stack}\n`);
+  process.exitCode = 1;
+});

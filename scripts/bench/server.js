@@ -1,0 +1,116 @@
+'use strict';
+
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const path = require('node:path');
+
+const EXAMPLE_DIR = path.resolve(__dirname, '../../example');
+const STRAPI_CLI = path.join(
+  path.dirname(require.resolve('@strapi/strapi/package.json', { paths: [EXAMPLE_DIR] })),
+  'bin',
+  'strapi.js'
+);
+const BOOT_TIMEOUT_MS = 180_000;
+const CLOCK_TICKS = 100;
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Runs a node script to completion with the bench environment; its output is shown only if it fails. */
+function runNode(args, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: EXAMPLE_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0
+        ? resolve()
+        : reject(new Error(`node ${path.basename(args[0])} failed (exit ${code}):\n${output}`))
+    );
+  });
+}
+
+/**
+ * `strapi start` of the example in a child process, the way a site runs in production,
+ * listening on a free loopback port. `cpuProfileDir` adds `--cpu-prof` (written when it stops).
+ */
+async function startServer(env, { cpuProfileDir } = {}) {
+  const port = await freePort();
+  const nodeArgs = cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [];
+  const child = spawn(process.execPath, [...nodeArgs, STRAPI_CLI, 'start'], {
+    cwd: EXAMPLE_DIR,
+    env: { ...env, HOST: '127.0.0.1', PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  const keep = (chunk) => {
+    log = (log + chunk).slice(-20_000);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  let exitCode;
+  const exited = new Promise((resolve) =>
+    child.on('exit', (code, signal) => {
+      exitCode = code ?? signal;
+      resolve(exitCode);
+    })
+  );
+
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + BOOT_TIMEOUT_MS;
+  for (;;) {
+    if (exitCode !== undefined) throw new Error(`The server stopped while booting (${exitCode}):\n${log}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`The server did not answer within ${BOOT_TIMEOUT_MS / 1000} s:\n${log}`);
+    }
+    try {
+      const response = await fetch(`${baseUrl}/_health`, { signal: AbortSignal.timeout(2_000) });
+      if (response.status === 204) break;
+    } catch {
+      // Not listening yet.
+    }
+    await sleep(200);
+  }
+
+  return {
+    baseUrl,
+    pid: child.pid,
+    log: () => log,
+    /** Resident set size of the server process, from the kernel (VmRSS), in megabytes. */
+    rssMb() {
+      const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      const kilobytes = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)[1]);
+      return kilobytes / 1024;
+    },
+    /** CPU time the server process has used so far (user + system), in seconds. */
+    cpuSeconds() {
+      const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      // utime and stime are fields 14 and 15 of /proc/PID/stat, in clock ticks (100 per second on Linux).
+      return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+    },
+    /** SIGTERM lets Strapi close cleanly (and node write a CPU profile); SIGKILL if it hangs. */
+    async stop() {
+      if (exitCode !== undefined) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+module.exports = { startServer, runNode };

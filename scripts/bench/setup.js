@@ -1,0 +1,94 @@
+#!/usr/bin/env node
+/**
+ * Prepares a bench database before the server starts, in a process of its own: boots the
+ * example once (which also creates the schema), creates a full-access API token for the native
+ * side, and fills the article type with published documents for the paging measurement.
+ *
+ *   node scripts/bench/setup.js <result.json> <items> [--no-token]
+ *
+ * The fill writes rows with Strapi's Query Engine in batches (a draft and a published row per
+ * document, as the Document Service stores them): through the HTTP API it would take minutes.
+ */
+'use strict';
+
+const { randomBytes } = require('node:crypto');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const EXAMPLE_DIR = path.resolve(__dirname, '../../example');
+const ARTICLE = 'api::article.article';
+const BATCH = 250;
+
+const documentId = () => {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+  return [...randomBytes(24)].map((byte) => alphabet[byte % alphabet.length]).join('');
+};
+
+const fillerContent = (n) => [
+  { type: 'heading', level: 2, children: [{ type: 'text', text: `Archived article ${n}` }] },
+  {
+    type: 'paragraph',
+    children: [
+      { type: 'text', text: 'An older article, here so the site has a long back catalogue to list.' },
+    ],
+  },
+];
+
+async function fill(strapi, items) {
+  const articles = strapi.db.query(ARTICLE);
+  const startedAt = Date.now();
+  // One millisecond apart and after every existing post, so the listing order (creation, then
+  // id) is the insertion order.
+  const firstCreatedAt = startedAt;
+  for (let offset = 0; offset < items; offset += BATCH) {
+    const rows = [];
+    for (let n = offset; n < Math.min(items, offset + BATCH); n += 1) {
+      const at = new Date(firstCreatedAt + n);
+      const common = {
+        documentId: documentId(),
+        title: `Archived article ${n}`,
+        slug: `archived-article-${n}`,
+        description: `Summary of archived article ${n}.`,
+        content: fillerContent(n),
+        publishedDate: at,
+        sourceId: `archive-${n}`,
+        createdAt: at,
+        updatedAt: at,
+      };
+      rows.push({ ...common, publishedAt: null }, { ...common, publishedAt: at });
+    }
+    await articles.createMany({ data: rows });
+  }
+  return { items, seconds: (Date.now() - startedAt) / 1000 };
+}
+
+async function main() {
+  const [resultFile, itemsArgument, tokenFlag] = process.argv.slice(2);
+  const items = Number(itemsArgument ?? 0);
+  const { createStrapi } = require(require.resolve('@strapi/strapi', { paths: [EXAMPLE_DIR] }));
+  const strapi = await createStrapi({ appDir: EXAMPLE_DIR, distDir: EXAMPLE_DIR, autoReload: false }).load();
+  try {
+    const token =
+      tokenFlag === '--no-token'
+        ? undefined
+        : await strapi.service('admin::api-token').create({
+            name: `bench-${Date.now()}`,
+            description: 'Native side of npm run bench',
+            type: 'full-access',
+            kind: 'content-api',
+            lifespan: null,
+          });
+    const filled = await fill(strapi, items);
+    fs.writeFileSync(resultFile, JSON.stringify({ apiToken: token?.accessKey, filled }));
+  } finally {
+    await strapi.destroy();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error.stack ?? String(error));
+    process.exit(1);
+  }
+);

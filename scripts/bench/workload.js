@@ -1,0 +1,87 @@
+'use strict';
+
+const { createHmac } = require('node:crypto');
+
+const CONTENT_BYTES = 5 * 1024;
+const CATEGORIES = ['Brewing', 'Origins', 'Roasting', 'Equipment', 'Recipes', 'News'];
+const TAGS = [
+  'espresso',
+  'filter',
+  'grinder',
+  'water',
+  'milk',
+  'latte art',
+  'decaf',
+  'cold brew',
+  'beans',
+  'travel',
+];
+const AUTHORS = ['Ada Barista', 'Ben Roaster', 'Cleo Cupper'];
+
+/** About 5 KB of the HTML a publisher sends: headings, paragraphs with inline marks and links, lists. */
+function articleHtml() {
+  const sections = [];
+  for (let n = 1; sections.join('').length < CONTENT_BYTES; n += 1) {
+    sections.push(
+      `<h2>Step ${n}: getting the grind right</h2>` +
+        `<p>Freshly ground beans lose their aroma within minutes, so grind just before brewing. ` +
+        `A <strong>burr grinder</strong> gives an even size; a blade grinder makes dust and boulders, ` +
+        `and the dust <em>over-extracts</em> while the boulders stay sour. ` +
+        `See <a href="https://example.com/guides/grind-${n}">our grind size guide</a> for a chart.</p>` +
+        `<ul><li>Espresso: fine, like table salt</li><li>Filter: medium, like sand</li>` +
+        `<li>French press: coarse, like breadcrumbs</li></ul>` +
+        `<p>Weigh the coffee and the water: 60 grams per litre is a good start, then adjust to taste.</p>`
+    );
+  }
+  return sections.join('');
+}
+
+const HTML = articleHtml();
+
+/** A paragraph that makes each update a real change of the content. */
+const revisionHtml = (n) => `<p>Revision ${n}</p>`;
+const revisionBlock = (n) => ({ type: 'paragraph', children: [{ type: 'text', text: `Revision ${n}` }] });
+
+function sign(key, body, timestamp = Date.now()) {
+  const ts = String(timestamp);
+  return {
+    'x-api-key': key,
+    'x-publisher-timestamp': ts,
+    'x-publisher-signature': createHmac('sha256', key).update(`${ts}.`).update(body).digest('hex'),
+  };
+}
+
+const pick = (list, n, count) => Array.from({ length: count }, (_, i) => list[(n + i * 2) % list.length]);
+
+/** Every post of a run gets its own title (and slug, source id) so each request creates a new document. */
+function createBody(label, n) {
+  return { title: `Bench ${label} post ${n}`, content: HTML, status: 'publish' };
+}
+
+/** A full publish, as the publisher sends it when every field is filled in. */
+function fullCreateBody(label, n) {
+  return {
+    ...createBody(label, n),
+    excerpt: 'How grind size, dose and water change the taste of the same coffee, step by step.',
+    date: '2026-03-14 09:30:00',
+    categories: pick(CATEGORIES, n, 2),
+    tags: pick(TAGS, n, 3),
+    author: AUTHORS[n % AUTHORS.length],
+    reading_time: '6',
+    seo: {
+      title: `Grind guide ${n}`,
+      description: 'A practical guide to grind size for espresso, filter and French press, with a chart.',
+      keywords: ['coffee', 'grind size', 'brewing'],
+    },
+    source_id: `bench-${label}-${n}`,
+  };
+}
+
+module.exports = {
+  HTML,
+  revisionHtml,
+  revisionBlock,
+  sign,
+  createBody,
+  fullCreateBody,
+};
