@@ -79,8 +79,9 @@ describe('the example site loads the publish-bridge plugin', () => {
       expect(Object.keys(reply.body).sort()).toEqual(['capabilities', 'contract', 'ok', 'site', 'version']);
       expect(reply.body).toMatchObject({ ok: true, contract: 'v1', version: '1.0' });
       expect(Object.keys(reply.body.site).sort()).toEqual(['name', 'url']);
-      expect(typeof reply.body.site.name).toBe('string');
-      expect(typeof reply.body.site.url).toBe('string');
+      expect(reply.body.site.name).toBe('publish-bridge-example');
+      // The example sets no server.url: the site announces the address the request reached.
+      expect(reply.body.site.url).toBe(site.baseUrl);
       expect(Array.isArray(reply.body.capabilities)).toBe(true);
       expect(reply.body.capabilities.every((name: unknown) => typeof name === 'string')).toBe(true);
       // The example site enables every optional capability in config/plugins.js.

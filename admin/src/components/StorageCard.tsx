@@ -71,11 +71,12 @@ export const StorageCard = ({ settings }: { settings: Settings }) => {
               </Td>
               <Td>
                 <Flex direction="column" alignItems="flex-start" gap={1} paddingTop={2} paddingBottom={2}>
-                  <Typography variant="pi" textColor="neutral700">
+                  {/* Table cells do not wrap by default; a mapping is a long list. */}
+                  <Typography variant="pi" textColor="neutral700" style={{ whiteSpace: 'normal' }}>
                     {storage.fields.map(({ field, attribute }) => `${field} → ${attribute}`).join(' · ')}
                   </Typography>
                   {storage.unmapped.length > 0 ? (
-                    <Typography variant="pi" textColor="warning600">
+                    <Typography variant="pi" textColor="warning600" style={{ whiteSpace: 'normal' }}>
                       {text('storage.unmapped', 'Not stored: {fields}', {
                         fields: storage.unmapped.join(', '),
                       })}

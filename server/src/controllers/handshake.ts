@@ -7,6 +7,6 @@ import { contractBody } from './contract-body';
 export default ({ strapi }: { strapi: Core.Strapi }) => ({
   async handshake(ctx: Context) {
     contractBody(ctx, handshakeSchema);
-    ctx.body = await strapi.plugin(PLUGIN_ID).service('handshake').answer();
+    ctx.body = await strapi.plugin(PLUGIN_ID).service('handshake').answer(ctx.request.origin);
   },
 });

@@ -61,6 +61,8 @@ export function createContractGate(strapi: Core.Strapi) {
 
   /** Queued, not awaited: the log must never slow down or fail the request it describes. */
   function recordActivity(ctx: Context, requestId: string, startedAt: number, prefix: string) {
+    const notes = (ctx.state.publishBridge as ContractState | undefined)?.notes;
+    if (notes) strapi.log.info(`[${PLUGIN_ID}] request ${requestId}: ${notes.join(' ')}`);
     try {
       strapi
         .plugin(PLUGIN_ID)
@@ -75,7 +77,7 @@ export function createContractGate(strapi: Core.Strapi) {
           body: ctx.body,
           routeId: typeof ctx.params?.id === 'string' ? ctx.params.id : undefined,
           durationMs: Date.now() - startedAt,
-          notes: (ctx.state.publishBridge as { notes?: string[] } | undefined)?.notes,
+          notes,
         });
     } catch (error) {
       strapi.log.warn(`[${PLUGIN_ID}] request ${requestId} was not logged: ${(error as Error).message}`);

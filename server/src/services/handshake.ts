@@ -11,7 +11,8 @@ export type HandshakeResponse = {
 };
 
 export default ({ strapi }: { strapi: Core.Strapi }) => ({
-  async answer(): Promise<HandshakeResponse> {
+  /** `origin` is where this request reached the site: the URL to announce when none is configured. */
+  async answer(origin: string): Promise<HandshakeResponse> {
     const settings = strapi.plugin(PLUGIN_ID).service('settings');
     const { site } = settings.config();
     const [capabilities] = await Promise.all([settings.capabilities(), settings.recordHandshake()]);
@@ -21,7 +22,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
       version: '1.0',
       site: {
         name: site.name ?? (strapi.config.get('info.name') as string | undefined) ?? 'Strapi',
-        url: site.url ?? (strapi.config.get('server.url') as string | undefined) ?? '',
+        url: site.url || (strapi.config.get('server.url') as string | undefined) || origin,
       },
       capabilities: enabledCapabilities(capabilities),
     };

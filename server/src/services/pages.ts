@@ -17,10 +17,10 @@ export type PageItem = {
   updated_at: string;
 };
 
-/** The listing order: by type, then creation, then id. */
 const LISTED: ResourceKind[] = ['post', 'blogCategory', 'product', 'productCategory'];
 const TAXONOMIES = ['categories', 'tags'] as const;
-const ORDER = [{ createdAt: 'asc' }, { documentId: 'asc' }];
+
+type PageKey = { documentId: string; kindIndex: number };
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const mapping = () => strapi.plugin(PLUGIN_ID).service('mapping');
@@ -54,13 +54,46 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     });
   }
 
-  async function readPage(resource: Resource, start: number, limit: number): Promise<PageItem[]> {
+  /**
+   * One page of (document, type) keys over every listed type, in order of creation. A new entry
+   * sorts after every existing one, so a walk in progress never sees an item twice or misses
+   * one while the publisher adds pages; the database sorts and applies the offset.
+   */
+  async function pageKeys(resources: Resource[], offset: number, limit: number): Promise<PageKey[]> {
+    const knex = strapi.db.connection;
+    const selects = resources.map((resource, kindIndex) => {
+      const meta = strapi.db.metadata.get(resource.uid as never) as {
+        tableName: string;
+        attributes: Record<string, { columnName?: string }>;
+      };
+      const column = (attribute: string) => meta.attributes[attribute]?.columnName ?? attribute;
+      return knex(meta.tableName)
+        .select({ documentId: column('documentId'), createdAt: column('createdAt') })
+        .select(knex.raw(`${Number(kindIndex)} as kind_index`))
+        .whereNotNull(column('publishedAt'));
+    });
+    // Unparenthesised members: SQLite refuses `(select …) union all (select …)`.
+    const [first, ...others] = selects;
+    const rows = await knex
+      .select('documentId', 'kind_index')
+      .from(first.unionAll(others).as('pages'))
+      .orderBy([{ column: 'createdAt' }, { column: 'kind_index' }, { column: 'documentId' }])
+      .limit(limit)
+      .offset(offset);
+    return rows.map((row: { documentId: string; kind_index: number | string }) => ({
+      documentId: row.documentId,
+      kindIndex: Number(row.kind_index),
+    }));
+  }
+
+  async function readItems(resource: Resource, documentIds: string[]): Promise<Map<string, PageItem>> {
     const readers = taxonomyReaders(resource);
     const directFields = readers
       .filter((reader) => Object.keys(reader.populate).length === 0)
       .map((reader) => resource.fields[reader.field].attribute);
     const entries = (await strapi.documents(resource.uid as never).findMany({
       ...(resource.draftAndPublish ? { status: 'published' } : {}),
+      filters: { documentId: { $in: documentIds } },
       fields: [
         resource.nameField,
         ...(resource.slugField ? [resource.slugField] : []),
@@ -68,50 +101,38 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         ...directFields,
       ],
       populate: Object.assign({}, ...readers.map((reader) => reader.populate)),
-      sort: ORDER,
-      start,
-      limit,
     } as never)) as Array<Record<string, any>>;
     const urls = strapi.plugin(PLUGIN_ID).service('urls');
-    return entries.map((entry) => {
-      const slug = (resource.slugField && entry[resource.slugField]) || '';
-      const url = urls.urlFor(resource.pageType!, { documentId: entry.documentId, slug });
-      const item: PageItem = {
-        id: entry.documentId,
-        type: resource.pageType!,
-        title: entry[resource.nameField] ?? '',
-        slug,
-        ...(url ? { url } : {}),
-        updated_at: new Date(entry.updatedAt).toISOString(),
-      };
-      for (const reader of readers) item[reader.field] = reader.read(entry);
-      return item;
-    });
+    return new Map(
+      entries.map((entry) => {
+        const slug = (resource.slugField && entry[resource.slugField]) || '';
+        const url = urls.urlFor(resource.pageType!, { documentId: entry.documentId, slug });
+        const item: PageItem = {
+          id: entry.documentId,
+          type: resource.pageType!,
+          title: entry[resource.nameField] ?? '',
+          slug,
+          ...(url ? { url } : {}),
+          updated_at: new Date(entry.updatedAt).toISOString(),
+        };
+        for (const reader of readers) item[reader.field] = reader.read(entry);
+        return [entry.documentId, item];
+      })
+    );
   }
 
   return {
-    /**
-     * One page of every published entry. Each type is counted, and only the types the page
-     * overlaps are read, with the database doing the offset: page 200 costs what page 1 does.
-     */
+    /** One page of every published entry: the keys in one query, then each type's fields in one more. */
     async list({ offset, limit }: Paging): Promise<PageItem[]> {
-      const items: PageItem[] = [];
-      let skip = offset;
-      for (const kind of LISTED) {
-        const resource: Resource = mapping().resource(kind);
-        const wanted = limit - items.length;
-        if (wanted === 0) break;
-        const total = await strapi
-          .documents(resource.uid as never)
-          .count((resource.draftAndPublish ? { status: 'published' } : {}) as never);
-        if (skip >= total) {
-          skip -= total;
-          continue;
-        }
-        items.push(...(await readPage(resource, skip, wanted)));
-        skip = 0;
-      }
-      return items;
+      const resources: Resource[] = LISTED.map((kind) => mapping().resource(kind));
+      const keys = await pageKeys(resources, offset, limit);
+      const items = await Promise.all(
+        resources.map((resource, kindIndex) => {
+          const ids = keys.filter((key) => key.kindIndex === kindIndex).map((key) => key.documentId);
+          return ids.length > 0 ? readItems(resource, ids) : new Map<string, PageItem>();
+        })
+      );
+      return keys.flatMap((key) => items[key.kindIndex].get(key.documentId) ?? []);
     },
   };
 };
