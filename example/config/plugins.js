@@ -57,6 +57,7 @@ module.exports = ({ env }) => ({
         product_cat: env('PUBLISH_BRIDGE_PRODUCT_CATEGORY_URL', 'http://localhost:3000/shop/category/{slug}'),
       },
       timezone: env('PUBLISH_BRIDGE_TIMEZONE', 'UTC'),
+      bodyTimeoutMs: env.int('PUBLISH_BRIDGE_BODY_TIMEOUT_MS', 30000),
       contentTypes: env('PUBLISH_BRIDGE_CONTENT_TYPES', 'site') === 'site' ? SITE_CONTENT_TYPES : {},
       // Image hosts on a private network, e.g. "cdn.internal,10.0.0.0/8"; public hosts need no entry.
       media: { allowedHosts: env.array('PUBLISH_BRIDGE_MEDIA_ALLOWED_HOSTS', []).filter(Boolean) },
