@@ -97,7 +97,6 @@ function parseArguments(argv) {
 }
 
 const progress = (message) => process.stderr.write(`[bench] ${message}\n`);
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function fetchJson(url, init) {
   const response = await fetch(url, init);
@@ -257,8 +256,9 @@ function report({ options, database, sides, memory, ratios, fill, machine }) {
   );
   if (memory) {
     lines.push(
-      `F memory: server RSS ${memory.after500.toFixed(1)} MB after ${MEMORY_FIRST} publishes, ` +
-        `${memory.after5000.toFixed(1)} MB after ${MEMORY_TOTAL.toLocaleString('en-US')} (${memory.seconds.toFixed(0)} s of publishing)`
+      `F memory, after a full GC: server RSS ${memory.after500.rss.toFixed(1)} MB after ${MEMORY_FIRST} publishes, ` +
+        `${memory.after5000.rss.toFixed(1)} MB after ${MEMORY_TOTAL.toLocaleString('en-US')}; ` +
+        `V8 heap ${memory.after500.heap.toFixed(1)} MB, then ${memory.after5000.heap.toFixed(1)} MB (${memory.seconds.toFixed(0)} s of publishing)`
     );
   }
   lines.push('');
@@ -343,22 +343,20 @@ async function main() {
       progress(`F: ${MEMORY_TOTAL} publishes, RSS read after ${MEMORY_FIRST} and after ${MEMORY_TOTAL}...`);
       const began = Date.now();
       const first = await run({ ...load, amount: MEMORY_FIRST, next: pluginCreate, expect: [200] });
-      await sleep(1_000);
-      const after500 = server.rssMb();
+      const after500 = await server.memoryMb();
       const rest = await run({
         ...load,
         amount: MEMORY_TOTAL - MEMORY_FIRST,
         next: pluginCreate,
         expect: [200],
       });
-      await sleep(1_000);
-      const after5000 = server.rssMb();
+      const after5000 = await server.memoryMb();
       if (first.errors + rest.errors > 0)
         throw new BenchError(
           `F: ${first.errors + rest.errors} publishes failed: ${first.unexpected ?? rest.unexpected}`
         );
       memory = { after500, after5000, seconds: (Date.now() - began) / 1000 };
-      ratios.rss_growth_mb = round(after5000 - after500, 1);
+      ratios.rss_growth_mb = round(after5000.rss - after500.rss, 1);
     }
 
     const measure = async (title, sideList) => {

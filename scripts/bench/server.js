@@ -3,6 +3,7 @@
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
+const os = require('node:os');
 const path = require('node:path');
 
 const EXAMPLE_DIR = path.resolve(__dirname, '../../example');
@@ -49,10 +50,16 @@ function runNode(args, env) {
  */
 async function startServer(env, { cpuProfileDir } = {}) {
   const port = await freePort();
-  const nodeArgs = cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [];
+  const nodeArgs = [
+    '--expose-gc',
+    '--require',
+    path.join(__dirname, 'collect-garbage.js'),
+    ...(cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : []),
+  ];
+  const memoryFile = path.join(os.tmpdir(), `pb-bench-memory-${process.pid}-${port}.json`);
   const child = spawn(process.execPath, [...nodeArgs, STRAPI_CLI, 'start'], {
     cwd: EXAMPLE_DIR,
-    env: { ...env, HOST: '127.0.0.1', PORT: String(port) },
+    env: { ...env, HOST: '127.0.0.1', PORT: String(port), PB_BENCH_MEMORY_FILE: memoryFile },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
@@ -90,11 +97,20 @@ async function startServer(env, { cpuProfileDir } = {}) {
     baseUrl,
     pid: child.pid,
     log: () => log,
-    /** Resident set size of the server process, from the kernel (VmRSS), in megabytes. */
-    rssMb() {
+    /**
+     * After a full garbage collection: the resident set size of the server process (VmRSS, from
+     * the kernel) and the V8 heap in use, in megabytes.
+     */
+    async memoryMb() {
+      fs.rmSync(memoryFile, { force: true });
+      child.kill('SIGUSR2');
+      for (let waited = 0; !fs.existsSync(memoryFile) && waited < 10_000; waited += 100) await sleep(100);
+      // Let the kernel see the pages the collection gave back.
+      await sleep(1_000);
       const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
       const kilobytes = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)[1]);
-      return kilobytes / 1024;
+      const { heapUsed } = JSON.parse(fs.readFileSync(memoryFile, 'utf8'));
+      return { rss: kilobytes / 1024, heap: heapUsed / 2 ** 20 };
     },
     /** CPU time the server process has used so far (user + system), in seconds. */
     cpuSeconds() {
@@ -109,6 +125,7 @@ async function startServer(env, { cpuProfileDir } = {}) {
       const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
       await exited;
       clearTimeout(timer);
+      fs.rmSync(memoryFile, { force: true });
     },
   };
 }
