@@ -1,5 +1,8 @@
 /** Unit tests cover the pure contract; integration tests boot the example site. */
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.test.json' }];
+// Strapi keeps a global `strapi`; its late reads after a file's teardown are harmless. Both
+// projects share worker processes, so both must ask for the same mode.
+const testEnvironmentOptions = { globalsCleanup: 'off' };
 
 module.exports = {
   // Booting Strapi takes seconds on a busy 2-core machine; no test asserts timing.
@@ -10,14 +13,14 @@ module.exports = {
       testEnvironment: 'node',
       testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
       transform: { '^.+\\.tsx?$': tsJest },
+      testEnvironmentOptions,
     },
     {
       displayName: 'integration',
       testEnvironment: 'node',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       transform: { '^.+\\.tsx?$': tsJest },
-      // Strapi keeps a global `strapi`; its late reads after a file's teardown are harmless.
-      testEnvironmentOptions: { globalsCleanup: 'off' },
+      testEnvironmentOptions,
     },
   ],
 };

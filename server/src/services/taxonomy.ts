@@ -43,10 +43,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const known = await registry.findLive(trx, resource, uid, lookupKeys);
       if (known) return { documentId: known, created: false };
 
-      const existing = await strapi.documents(uid as never).findFirst({
+      // `$eqi` goes through the column's collation: on MySQL/MariaDB "Résumé" matches "Resume",
+      // so the candidates are narrowed to the same name the way the registry compares names.
+      const candidates = (await strapi.documents(uid as never).findMany({
         filters: { [nameField]: { $eqi: name.trim() } },
-        fields: ['documentId'],
-      } as never);
+        fields: ['documentId', nameField],
+      } as never)) as Array<Record<string, string>>;
+      const existing = candidates.find((candidate) => this.nameKey(candidate[nameField] ?? '') === nameKey);
       if (existing) {
         await registry.claimAll(trx, resource, [...sourceKeys, nameKey], existing.documentId);
         return { documentId: existing.documentId, created: false };
