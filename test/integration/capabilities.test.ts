@@ -241,6 +241,13 @@ describe('PUT /products/{id}', () => {
     expect(product.tags.map((t: { name: string }) => t.name)).toEqual(['grinder']);
   });
 
+  test('an empty body changes nothing', async () => {
+    const before = await documents(PRODUCT).findOne({ documentId: productId });
+    const reply = await site.send('PUT', `/products/${productId}`);
+    expect(reply.status).toBe(200);
+    expect(await documents(PRODUCT).findOne({ documentId: productId })).toEqual(before);
+  });
+
   test('an unknown product answers 404', async () => {
     const reply = await site.send('PUT', '/products/nope', { description: 'x' });
     expect(reply.status).toBe(404);

@@ -9,7 +9,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
   async update(ctx: Context) {
     const input = contractBody(ctx, productUpdateSchema);
     const { body, requestId } = ctx.state.publishBridge as ContractState;
-    const ignored = PRODUCT_COMMERCE_FIELDS.filter((field) => Object.hasOwn(body as object, field));
+    // contractBody accepted it, so it is a JSON object, or empty.
+    const ignored = PRODUCT_COMMERCE_FIELDS.filter((field) => Object.hasOwn((body ?? {}) as object, field));
     if (ignored.length > 0) {
       strapi.log.info(
         `[${PLUGIN_ID}] request ${requestId}: product ${ctx.params.id} update ignored ${ignored.join(', ')} (copy only; price, SKU and stock are managed by the shop)`

@@ -100,9 +100,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     /**
      * Locks every row (draft and published) of a document until the transaction ends, so
-     * concurrent updates of it run one after another. Returns false when the document is gone.
+     * concurrent updates of it run one after another. Returns false when the document is gone,
+     * and for an id no document can have: PostgreSQL refuses a NUL character in any query.
      */
     async lockDocument(trx: Trx, uid: string, documentId: string): Promise<boolean> {
+      if (documentId.includes('\u0000')) return false;
       const table = tableOf(uid);
       let query = knex()(table.name)
         .transacting(trx)
