@@ -11,6 +11,7 @@
  *   --only A,C                                 run some scenarios only (F is the slowest)
  *   --cpu-prof DIR                             start the server with node --cpu-prof, profile written to DIR
  *   --check                                    exit 1 when a target is missed
+ *   --keep-database                            leave the bench database in place, to inspect it afterwards
  *
  * The example stores posts in its own `api::article.article`, so both sides write the same
  * type: the plugin through signed contract requests (HTML converted to Blocks by the plugin),
@@ -70,6 +71,7 @@ function parseArguments(argv) {
     cpuProf: undefined,
     check: false,
     fillFirst: false,
+    keepDatabase: false,
   };
   const numbers = ['connections', 'rounds', 'seconds', 'warmup', 'items'];
   for (let i = 0; i < argv.length; i += 1) {
@@ -82,6 +84,7 @@ function parseArguments(argv) {
     else if (name === 'cpu-prof') options.cpuProf = path.resolve(value());
     else if (name === 'check') options.check = true;
     else if (name === 'fill-first') options.fillFirst = true;
+    else if (name === 'keep-database') options.keepDatabase = true;
     else throw new BenchError(`Unknown option ${argv[i]} (see the comment at the top of scripts/bench.js).`);
   }
   if (!['sqlite', 'postgres', 'mariadb'].includes(options.db))
@@ -529,7 +532,9 @@ async function main() {
   } finally {
     fs.rmSync(resultFile, { force: true });
     if (server) await server.stop();
-    await database.drop().catch((error) => progress(`could not drop the bench database: ${error.message}`));
+    if (options.keepDatabase) progress(`kept the database: ${JSON.stringify(database.env)}`);
+    else
+      await database.drop().catch((error) => progress(`could not drop the bench database: ${error.message}`));
   }
 }
 

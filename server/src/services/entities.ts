@@ -31,11 +31,18 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       return { id: documentId, url: urls.urlFor(resource.pageType, { documentId, slug }) };
     },
 
-    /** Locks the document's rows, or answers 404 when it does not exist (also for a malformed id). */
-    async lockOrNotFound({ trx }: Transaction, resource: Resource, documentId: string) {
-      if (!(await plugin().service('identities').lockDocument(trx, resource.uid, documentId))) {
-        throw notFound(resource.label, documentId);
-      }
+    /**
+     * Locks the document's rows, or answers 404 when it does not exist (also for a malformed id);
+     * tells whether one of the rows is a published version.
+     */
+    async lockOrNotFound(
+      { trx }: Transaction,
+      resource: Resource,
+      documentId: string
+    ): Promise<{ published: boolean }> {
+      const versions = await plugin().service('identities').lockVersions(trx, resource.uid, documentId);
+      if (!versions) throw notFound(resource.label, documentId);
+      return versions;
     },
 
     /** Removes every version of the document; relations to it go with it, the entries it was related to stay. */

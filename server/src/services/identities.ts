@@ -104,15 +104,22 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * and for an id no document can have: PostgreSQL refuses a NUL character in any query.
      */
     async lockDocument(trx: Trx, uid: string, documentId: string): Promise<boolean> {
-      if (documentId.includes('\u0000')) return false;
+      return (await this.lockVersions(trx, uid, documentId)) !== null;
+    },
+
+    /** `lockDocument` that also tells, from the rows it locked, whether a version is published; null when gone. */
+    async lockVersions(trx: Trx, uid: string, documentId: string): Promise<{ published: boolean } | null> {
+      if (documentId.includes('\u0000')) return null;
       const table = tableOf(uid);
+      const publishedAt = table.column('publishedAt');
       let query = knex()(table.name)
         .transacting(trx)
-        .select(table.column('id'))
+        .select(table.column('id'), publishedAt)
         .where(table.column('documentId'), documentId);
       if (locksRows()) query = query.forUpdate();
-      const rows = await query;
-      return rows.length > 0;
+      const rows: Array<Record<string, unknown>> = await query;
+      if (rows.length === 0) return null;
+      return { published: rows.some((row) => row[publishedAt] != null) };
     },
 
     /**

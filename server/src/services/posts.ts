@@ -24,6 +24,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const resource = (): Resource => plugin().service('mapping').resource('post');
   const posts = () => strapi.documents(resource().uid as never);
 
+  /** For a localized type only the default locale's version counts, which a row lock does not tell apart. */
+  const isLocalized = () =>
+    (strapi.contentTypes[resource().uid as never] as { pluginOptions?: { i18n?: { localized?: boolean } } })
+      ?.pluginOptions?.i18n?.localized === true;
+
   async function isPublished(documentId: string) {
     return Boolean(
       await posts().findOne({ documentId, status: 'published', fields: ['documentId'] } as never)
@@ -51,7 +56,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     transaction: Transaction,
     documentId: string,
     input: PostUpdate,
-    media: MediaMap
+    media: MediaMap,
+    lockedPublished?: boolean
   ) {
     const { draftAndPublish } = resource();
     const { data, notes } = await fields().toData(
@@ -62,7 +68,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       await mergeBase(documentId, input)
     );
     if (input.source_id) await linkSource(transaction, input.source_id, documentId);
-    const published = draftAndPublish && (await isPublished(documentId));
+    const published = draftAndPublish && (lockedPublished ?? (await isPublished(documentId)));
     const shouldBePublished = draftAndPublish && (input.status ? input.status === 'publish' : published);
 
     let written: Record<string, unknown> | null | undefined;
@@ -121,8 +127,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     async update(documentId: string, input: PostUpdate): Promise<PostResult> {
       const media = await fields().importMedia(resource(), input);
       return transactions().run(async (transaction: Transaction) => {
-        await plugin().service('entities').lockOrNotFound(transaction, resource(), documentId);
-        return applyUpdate(transaction, documentId, input, media);
+        const { published } = await plugin()
+          .service('entities')
+          .lockOrNotFound(transaction, resource(), documentId);
+        return applyUpdate(transaction, documentId, input, media, isLocalized() ? undefined : published);
       });
     },
 
