@@ -68,18 +68,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     /** Records that `key` names `target`; throws the driver's unique violation if another request did first. */
     async claim(trx: Trx, resource: string, key: string, target: string) {
-      const table = identities();
-      const now = new Date();
-      await knex()(table.name)
-        .transacting(trx)
-        .insert({
-          [table.column('resource')]: resource,
-          [table.column('naturalKey')]: storedKey(key),
-          [table.column('target')]: target,
-          [table.column('createdAt')]: now,
-          [table.column('updatedAt')]: now,
-          [table.column('publishedAt')]: now,
-        });
+      await this.claimAll(trx, resource, [key], target);
     },
 
     async forgetKey(trx: Trx, resource: string, key: string) {
@@ -135,8 +124,23 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       return null;
     },
 
+    /** `claim` for several keys in one statement: all of them, or the unique violation. */
     async claimAll(trx: Trx, resource: string, keys: string[], target: string) {
-      for (const key of keys) await this.claim(trx, resource, key, target);
+      if (keys.length === 0) return;
+      const table = identities();
+      const now = new Date();
+      await knex()(table.name)
+        .transacting(trx)
+        .insert(
+          keys.map((key) => ({
+            [table.column('resource')]: resource,
+            [table.column('naturalKey')]: storedKey(key),
+            [table.column('target')]: target,
+            [table.column('createdAt')]: now,
+            [table.column('updatedAt')]: now,
+            [table.column('publishedAt')]: now,
+          }))
+        );
     },
 
     /**

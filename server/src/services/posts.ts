@@ -98,9 +98,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       data: slugField ? { ...data, [slugField]: slug } : data,
       ...(input.status === 'publish' ? { status: 'published' } : {}),
     } as never);
-    if (slug) await identities().claim(transaction.trx, registry, `slug:${slug}`, post.documentId);
-    if (input.source_id)
-      await identities().claim(transaction.trx, registry, sourceKey(input.source_id), post.documentId);
+    const keys = [
+      ...(slug ? [`slug:${slug}`] : []),
+      ...(input.source_id ? [sourceKey(input.source_id)] : []),
+    ];
+    await identities().claimAll(transaction.trx, registry, keys, post.documentId);
     return { ...(await plugin().service('entities').response(resource(), post.documentId, post)), notes };
   }
 
