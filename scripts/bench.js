@@ -5,7 +5,7 @@
  *   node scripts/bench.js                      SQLite (a fresh temporary file)
  *   node scripts/bench.js --db postgres        a fresh database on 127.0.0.1:5432 (PGHOST, PGPORT, PGUSER)
  *   node scripts/bench.js --db mariadb         a fresh database on 127.0.0.1:3306 (MARIADB_HOST, ...)
- *   --connections 8 --rounds 4 --seconds 5     load shape (fixed concurrency; seconds per side per round)
+ *   --connections 8 --rounds 5 --seconds 4     load shape (fixed concurrency; seconds per side per round)
  *   --items 20000                              published articles added for D (paging), with the server stopped
  *   --fill-first                               add them before anything else, so A to C also run on a big site
  *   --only A,C                                 run some scenarios only (F is the slowest)
@@ -63,8 +63,8 @@ function parseArguments(argv) {
   const options = {
     db: 'sqlite',
     connections: 8,
-    rounds: 4,
-    seconds: 5,
+    rounds: 5,
+    seconds: 4,
     warmup: 2,
     items: 20_000,
     only: SCENARIOS,

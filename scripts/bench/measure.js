@@ -3,16 +3,37 @@
 const autocannon = require('autocannon');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-/** Requests still in flight when a run stops finish on the server before the next run starts. */
-const SETTLE_MS = 500;
+const QUIET_POLL_MS = 200;
+/** Server CPU per poll below which it counts as idle: the activity log still writes a batch. */
+const QUIET_CPU_SECONDS = 0.02;
+const QUIET_MAX_MS = 10_000;
+
+/**
+ * Requests still in flight when a run stops go on in the server: wait until it is idle, so
+ * their work is not counted against the next run.
+ */
+async function settle(serverCpu) {
+  let before = serverCpu();
+  for (let waited = 0; waited < QUIET_MAX_MS; waited += QUIET_POLL_MS) {
+    await sleep(QUIET_POLL_MS);
+    const now = serverCpu();
+    if (!(now - before > QUIET_CPU_SECONDS)) return;
+    before = now;
+  }
+}
 
 /**
  * One load run with autocannon at a fixed concurrency. `next()` builds each request
  * ({ method, path, headers, body }); `fixed` is one request sent over and over (no per-request
  * work in the load generator, for the fastest endpoints). Either `seconds` or `amount`.
+ *
+ * Throughput is the rate of completions in steady state: the first `connections` responses
+ * (all connections starting at once) are left out, and requests cut off by the end of the run
+ * do not count against it. Server CPU is divided by every request sent, since the server
+ * finishes the cut-off ones too.
  */
 async function run({ baseUrl, connections, seconds, amount, next, fixed, expect, serverCpu = () => NaN }) {
-  const latencies = [];
+  const completions = [];
   const statuses = new Map();
   let unexpected;
   const request = {
@@ -37,21 +58,25 @@ async function run({ baseUrl, connections, seconds, amount, next, fixed, expect,
     requests: [request],
   });
   instance.on('response', (client, statusCode, bytes, responseTime) => {
-    latencies.push(responseTime);
+    completions.push({ at: performance.now(), latency: responseTime });
     statuses.set(statusCode, (statuses.get(statusCode) ?? 0) + 1);
   });
   const cpuBefore = serverCpu();
   const result = await instance;
-  await sleep(SETTLE_MS);
+  await settle(serverCpu);
   const cpuSeconds = serverCpu() - cpuBefore;
   const errors = [...statuses]
     .filter(([status]) => !expect.includes(status))
     .reduce((sum, [, n]) => sum + n, 0);
+  const steady = completions.length > 2 * connections ? completions.slice(connections - 1) : completions;
+  const steadySeconds = (steady[steady.length - 1]?.at - steady[0]?.at) / 1000;
+  const useSteady = steady !== completions && steadySeconds > 0;
   return {
-    latencies,
-    count: latencies.length,
-    seconds: result.duration,
+    latencies: (useSteady ? steady.slice(1) : completions).map((c) => c.latency),
+    count: useSteady ? steady.length - 1 : completions.length,
+    seconds: useSteady ? steadySeconds : result.duration,
     cpuSeconds,
+    sent: result.requests.sent ?? completions.length,
     errors: errors + result.errors,
     unexpected:
       unexpected ??
@@ -68,13 +93,14 @@ const percentile = (sorted, p) =>
 function summarise(runs) {
   const latencies = runs.flatMap((r) => r.latencies).sort((a, b) => a - b);
   const seconds = runs.reduce((sum, r) => sum + r.seconds, 0);
+  const counted = runs.reduce((sum, r) => sum + r.count, 0);
   return {
-    requests: latencies.length,
-    rps: latencies.length / seconds,
+    requests: runs.reduce((sum, r) => sum + r.sent, 0),
+    rps: counted / seconds,
     median: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     /** The server process's own CPU time (user + system) per request: what load on the machine barely changes. */
-    cpuMs: (1000 * runs.reduce((sum, r) => sum + r.cpuSeconds, 0)) / latencies.length,
+    cpuMs: (1000 * runs.reduce((sum, r) => sum + r.cpuSeconds, 0)) / runs.reduce((sum, r) => sum + r.sent, 0),
     errors: runs.reduce((sum, r) => sum + r.errors, 0),
     unexpected: runs.find((r) => r.unexpected)?.unexpected,
   };
