@@ -1,12 +1,22 @@
 import type { Core } from '@strapi/strapi';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isRetryableConflict } from '../utils/database-errors';
+import { isConnectionFailure, isRetryableConflict } from '../utils/database-errors';
 
 const MAX_ATTEMPTS = 16;
 const FIRST_BACKOFF_MS = 10;
 const MAX_BACKOFF_MS = 1_000;
 
-type Knex = { raw(sql: string): Promise<unknown> };
+type Knex = {
+  raw(sql: string): Promise<unknown>;
+  isCompleted(): boolean;
+  client: { acquireConnection(): Promise<unknown> };
+};
+type DriverConnection = {
+  on?(event: string, listener: (error?: unknown) => void): unknown;
+  off?(event: string, listener: (error?: unknown) => void): unknown;
+  /** Set by knex when the driver reported the connection broken, possibly before the watch began. */
+  __knex__disposed?: unknown;
+};
 
 export type Transaction = { trx: unknown };
 
@@ -17,10 +27,54 @@ export type Transaction = { trx: unknown };
 const backoff = (attempt: number) =>
   sleep(Math.random() * Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** attempt));
 
+export class ConnectionLostError extends Error {
+  constructor(cause: unknown) {
+    super(
+      `The database connection was lost during the transaction: ${(cause as Error)?.message ?? 'closed'}`
+    );
+  }
+}
+
+/**
+ * Rejects once the transaction's connection fails or closes. When a connection dies in the
+ * middle of a query, Strapi 5.54 can leave a promise of its own pending for ever (measured on
+ * PostgreSQL: the request hung and kept its pool slot); racing the work against this makes the
+ * transaction end, roll back and give the slot back.
+ */
+function watchConnection(connection: DriverConnection) {
+  let stop = () => {};
+  let lost = false;
+  const failure = new Promise<never>((_, reject) => {
+    if (typeof connection?.on !== 'function' || typeof connection.off !== 'function') return;
+    const onLost = (cause?: unknown) => {
+      lost = true;
+      reject(new ConnectionLostError(cause));
+    };
+    connection.on('error', onLost);
+    connection.on('end', onLost);
+    stop = () => {
+      connection.off!('error', onLost);
+      connection.off!('end', onLost);
+    };
+  });
+  // Only observed through Promise.race; a connection that dies after the work ended is no one's concern.
+  failure.catch(() => {});
+  return {
+    failure,
+    stop: () => stop(),
+    wasLost: () => lost || Boolean(connection?.__knex__disposed),
+  };
+}
+
 /**
  * Runs a unit of work in one database transaction, so a failure leaves nothing half-written.
  * A unique violation or deadlock means a concurrent request created the same entity first;
- * the whole unit is rolled back and run again, and the next run finds that entity.
+ * the whole unit is rolled back and run again, and the next run finds that entity. A
+ * connection lost before the work finished is retried too: nothing was committed, since the
+ * commit had not been sent. A connection lost during the commit is not retried, because the
+ * commit may have happened; that request fails with a 500. A transaction that could not
+ * begin because the database was unreachable is tried again for a few seconds (the backoff),
+ * which rides out a restart or failover.
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   let readCommittedIsSafe: Promise<boolean> | undefined;
@@ -37,10 +91,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   async function useReadCommitted(trx: Knex) {
     if (strapi.db.dialect.client !== 'mysql') return;
     readCommittedIsSafe ??= binlogAllowsReadCommitted();
-    if (!(await readCommittedIsSafe)) return;
+    if (!(await readCommittedIsSafe.catch(forgetBinlogCheck))) return;
     await trx.raw('COMMIT');
     await trx.raw('SET TRANSACTION ISOLATION LEVEL READ COMMITTED');
     await trx.raw('START TRANSACTION');
+  }
+
+  /** A check that failed (the connection dropped, say) is asked again by the next transaction. */
+  function forgetBinlogCheck(error: unknown): never {
+    readCommittedIsSafe = undefined;
+    throw error;
   }
 
   /** Statement-based binary logging refuses writes made at READ COMMITTED; such servers keep their default. */
@@ -54,15 +114,43 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   return {
     async run<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
+      // Inside a caller's transaction, the work joins it; retrying is the outermost run's job.
+      if (strapi.db.inTransaction()) return strapi.db.transaction(({ trx }) => work({ trx }));
       for (let attempt = 1; ; attempt += 1) {
+        const attemptState: {
+          watch?: ReturnType<typeof watchConnection>;
+          began: boolean;
+          workEnded: boolean;
+          endedUnderTheWork: boolean;
+        } = { began: false, workEnded: false, endedUnderTheWork: false };
         try {
           return await strapi.db.transaction(async ({ trx }) => {
-            await useReadCommitted(trx as unknown as Knex);
-            return work({ trx });
+            attemptState.began = true;
+            const knex = trx as unknown as Knex;
+            const watch = watchConnection((await knex.client.acquireConnection()) as DriverConnection);
+            attemptState.watch = watch;
+            try {
+              await useReadCommitted(knex);
+              const result = await Promise.race([work({ trx }), watch.failure]);
+              attemptState.workEnded = true;
+              return result;
+            } catch (error) {
+              // Knex ends a transaction whose BEGIN failed on a dropped connection; nothing of it was committed.
+              attemptState.endedUnderTheWork = knex.isCompleted();
+              throw error;
+            }
           });
         } catch (error) {
-          if (attempt >= MAX_ATTEMPTS || !isRetryableConflict(error)) throw error;
+          // Checked after the rollback: the driver reports a dropped connection just after the query that hit it.
+          const lostMidWork =
+            !attemptState.workEnded &&
+            (attemptState.endedUnderTheWork || Boolean(attemptState.watch?.wasLost()));
+          const couldNotBegin = !attemptState.began && isConnectionFailure(error);
+          if (attempt >= MAX_ATTEMPTS || !(isRetryableConflict(error) || lostMidWork || couldNotBegin))
+            throw error;
           await backoff(attempt);
+        } finally {
+          attemptState.watch?.stop();
         }
       }
     },

@@ -24,6 +24,33 @@ const MYSQL_ERRNO_CODES: Record<number, string> = {
   1213: 'ER_LOCK_DEADLOCK',
 };
 
+/**
+ * The database could not be reached or refused the connection: a server restarting, failing
+ * over, or briefly refusing connections. Only asked about a transaction that never began.
+ */
+const CONNECTION_FAILURES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  // PostgreSQL: admin/crash shutdown, cannot connect now, connection exceptions, too many
+  // connections, and 55000, which it answers while a database does not accept connections.
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '53300',
+  '55000',
+  'PROTOCOL_CONNECTION_LOST',
+  'ER_SERVER_SHUTDOWN',
+  'ER_CON_COUNT_ERROR',
+]);
+
 /** The message of Strapi's own uniqueness check (uid attributes, `unique: true`), a SELECT that a concurrent insert races. */
 const STRAPI_UNIQUE_MESSAGE = 'This attribute must be unique';
 
@@ -55,6 +82,9 @@ function isStrapiUniqueRefusal(error: unknown): boolean {
     problems.every((problem) => (problem as { message?: unknown })?.message === STRAPI_UNIQUE_MESSAGE)
   );
 }
+
+export const isConnectionFailure = (error: unknown) =>
+  codesOf(error).some((code) => CONNECTION_FAILURES.has(code));
 
 /** A write that lost a race to a concurrent one, so running it again sees the winner's rows. */
 export const isRetryableConflict = (error: unknown) =>

@@ -1,0 +1,103 @@
+/**
+ * One Strapi instance of the example site in a process of its own (started by
+ * test/helpers/instances.ts with child_process.fork), for tests that need several instances on
+ * one database, or a server process the test runner does not share. It reports
+ * `{ type: 'ready', port }` once listening, then answers `{ id, command, args }` messages with
+ * `{ id, result }` or `{ id, error }`.
+ */
+const { createStrapi } = require('@strapi/strapi');
+
+const PLUGIN = 'publish-bridge';
+const exampleDir = process.env.EXAMPLE_DIR;
+
+/** Counted instead of ending the process, so a test can report what Strapi left unhandled. */
+const unhandledRejections = [];
+process.on('unhandledRejection', (reason) => {
+  unhandledRejections.push(String((reason && reason.message) || reason).slice(0, 500));
+});
+
+async function main() {
+  const strapi = await createStrapi({ appDir: exampleDir, distDir: exampleDir, autoReload: false }).load();
+  await strapi.server.mount();
+  const server = strapi.server.httpServer;
+  if (!server.listening) await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+
+  const plugin = () => strapi.plugin(PLUGIN);
+  const resource = (kind) => plugin().service('mapping').resource(kind);
+
+  const commands = {
+    setCapabilities: (changes) => plugin().service('settings').setCapabilities(changes),
+    setApiKey: (key) => plugin().service('settings').setApiKey(key),
+    unhandledRejections: () => unhandledRejections,
+
+    /** Each post published with source_id `${prefix}${index}`: its documents and category names. */
+    async postsBySourceId(prefix, count) {
+      const post = resource('post');
+      const category = resource('blogCategory');
+      const sourceAttribute = post.fields.source_id.attribute;
+      const categoriesAttribute = post.fields.categories.attribute;
+      const found = [];
+      for (let index = 0; index < count; index += 1) {
+        const documents = await strapi.documents(post.uid).findMany({
+          filters: { [sourceAttribute]: `${prefix}${index}` },
+          populate: { [categoriesAttribute]: { fields: [category.nameField] } },
+        });
+        found.push(
+          documents.map((document) => ({
+            documentId: document.documentId,
+            categories: document[categoriesAttribute].map((entry) => entry[category.nameField]).sort(),
+          }))
+        );
+      }
+      return found;
+    },
+
+    /** How many entries of a resource carry `name` (compared without regard to case). */
+    async countNamed(kind, name) {
+      const { uid, nameField } = resource(kind);
+      const rows = await strapi.db.connection(strapi.db.metadata.get(uid).tableName).select('*');
+      const column = strapi.db.metadata.get(uid).attributes[nameField].columnName || nameField;
+      return new Set(
+        rows
+          .filter((row) => String(row[column]).toLowerCase() === name.toLowerCase())
+          .map((row) => row.document_id)
+      ).size;
+    },
+
+    /** Registry rows whose target no longer exists in any content type the contract writes. */
+    async orphanIdentities() {
+      const identities = await strapi.db
+        .connection(strapi.db.metadata.get(`plugin::${PLUGIN}.identity`).tableName)
+        .select('*');
+      const kinds = ['post', 'blogCategory', 'tag', 'author', 'product', 'productCategory'];
+      const existing = new Set();
+      for (const kind of kinds) {
+        const table = strapi.db.metadata.get(resource(kind).uid).tableName;
+        for (const row of await strapi.db.connection(table).select('document_id'))
+          existing.add(row.document_id);
+      }
+      return identities
+        .filter((row) => !existing.has(row.target))
+        .map((row) => `${row.resource} ${row.natural_key}`);
+    },
+
+    async stop() {
+      await strapi.destroy();
+      setImmediate(() => process.exit(0));
+    },
+  };
+
+  process.on('message', async ({ id, command, args = [] }) => {
+    try {
+      process.send({ id, result: (await commands[command](...args)) ?? null });
+    } catch (error) {
+      process.send({ id, error: String((error && error.stack) || error) });
+    }
+  });
+  process.send({ type: 'ready', port: server.address().port });
+}
+
+main().catch((error) => {
+  process.send({ type: 'failed', error: String((error && error.stack) || error) });
+  process.exit(1);
+});

@@ -1,0 +1,91 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { EXAMPLE_DIR, PREFIX, type Reply } from './site';
+import { signedHeaders, TEST_KEY } from './signing';
+
+/**
+ * Instances of the example site in processes of their own (test/helpers/instance-process.js),
+ * as several Strapi servers behind a load balancer run: nothing in memory is shared, only the
+ * database. Secrets as in site.ts; the database comes from the caller.
+ */
+const INSTANCE_ENV = {
+  APP_KEYS: 'testKeyOne,testKeyTwo',
+  API_TOKEN_SALT: 'test-api-token-salt',
+  ADMIN_JWT_SECRET: 'test-admin-jwt-secret',
+  TRANSFER_TOKEN_SALT: 'test-transfer-token-salt',
+  JWT_SECRET: 'test-jwt-secret',
+  ENCRYPTION_KEY: 'test-encryption-key-0123456789abcdef',
+  SERVE_ADMIN_PANEL: 'false',
+  STRAPI_TELEMETRY_DISABLED: 'true',
+  STRAPI_DISABLE_UPDATE_NOTIFICATION: 'true',
+  BROWSER: 'false',
+  STRAPI_LOG_LEVEL: 'error',
+  PUBLISH_BRIDGE_DEMO_SEED: 'false',
+  EXAMPLE_DIR,
+};
+
+export type Instance = {
+  baseUrl: string;
+  send(method: string, pathUnderPrefix: string, body?: object, options?: { key?: string }): Promise<Reply>;
+  /** Runs one of instance-process.js's commands inside that instance. */
+  call<T = unknown>(command: string, ...args: unknown[]): Promise<T>;
+  stop(): Promise<void>;
+};
+
+export async function startInstance(env: Record<string, string>): Promise<Instance> {
+  const child: ChildProcess = fork(path.join(__dirname, 'instance-process.js'), [], {
+    env: { ...process.env, ...INSTANCE_ENV, PUBLISH_BRIDGE_API_KEY: TEST_KEY, ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`instance exited with ${code} before it was ready`)));
+    child.on('message', (message: any) => {
+      if (message?.type === 'ready') resolve(message.port);
+      if (message?.type === 'failed') reject(new Error(`instance failed to start: ${message.error}`));
+    });
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  let nextId = 0;
+
+  return {
+    baseUrl,
+    async send(method, pathUnderPrefix, body, options = {}) {
+      const raw = body === undefined ? '' : JSON.stringify(body);
+      const response = await fetch(`${baseUrl}${PREFIX}${pathUnderPrefix}`, {
+        method,
+        headers: {
+          ...(raw ? { 'Content-Type': 'application/json' } : {}),
+          ...signedHeaders(raw, { key: options.key ?? TEST_KEY }),
+        },
+        body: raw || undefined,
+      });
+      const text = await response.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        // Left as text so a test can show what came back.
+      }
+      return { status: response.status, body: parsed, headers: response.headers };
+    },
+    call<T>(command: string, ...args: unknown[]) {
+      const id = (nextId += 1);
+      return new Promise<T>((resolve, reject) => {
+        const onMessage = (message: any) => {
+          if (message?.id !== id) return;
+          child.off('message', onMessage);
+          if ('error' in message) reject(new Error(`${command} failed in the instance: ${message.error}`));
+          else resolve(message.result as T);
+        };
+        child.on('message', onMessage);
+        child.send({ id, command, args });
+      });
+    },
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      await this.call('stop').catch(() => child.kill());
+      await exited;
+    },
+  };
+}

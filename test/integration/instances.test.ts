@@ -1,0 +1,189 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Reply } from '../helpers/site';
+import { createTestDatabase, testDatabaseClient, type TestDatabase } from '../helpers/databases';
+import { startInstance, type Instance } from '../helpers/instances';
+import { recordTally, serverErrorsIn } from '../helpers/tally';
+
+/**
+ * Two Strapi processes of the example site on one PostgreSQL database, as behind a load
+ * balancer, with requests alternating between them: the no-duplicate guarantees hold across
+ * processes, and a key or capability saved through one instance is honoured by the other
+ * once its settings cache (settingsCacheMs, 2 s by default) has expired.
+ */
+const db = testDatabaseClient();
+const describeOnPostgres = db === 'postgres' ? describe : describe.skip;
+const PARALLEL = 50;
+/** Well above settingsCacheMs: how long the instances may disagree before the test fails. */
+const CONVERGENCE_LIMIT_MS = 10_000;
+
+const unique = () => randomBytes(4).toString('hex');
+const caseVariant = (name: string, index: number) =>
+  [name, name.toLowerCase(), name.toUpperCase()][index % 3];
+
+describeOnPostgres(
+  'two instances on one database (PostgreSQL only: run with TEST_DB=postgres or npm run test:postgres)',
+  () => {
+    let database: TestDatabase;
+    let a: Instance;
+    let b: Instance;
+    /** The instances start without PUBLISH_BRIDGE_API_KEY, so the key lives in the database and can change. */
+    let key = `pb_instances_${unique()}_0123456789abcdef`;
+
+    beforeAll(async () => {
+      database = await createTestDatabase();
+      const env = { ...database.env, PUBLISH_BRIDGE_API_KEY: '', PUBLISH_BRIDGE_CONTENT_TYPES: 'site' };
+      // One after the other: the first creates the schema.
+      a = await startInstance(env);
+      b = await startInstance(env);
+      await a.call('setApiKey', key);
+      await untilBoth(
+        async (instance) => (await instance.send('POST', '/handshake', {}, { key })).status === 200
+      );
+    });
+    afterAll(async () => {
+      await Promise.all([a?.stop(), b?.stop()]);
+      await database?.drop();
+    });
+
+    const both = () => [a, b];
+    const alternating = (count: number, request: (instance: Instance, index: number) => Promise<Reply>) =>
+      Promise.all(Array.from({ length: count }, (_, index) => request(index % 2 ? b : a, index)));
+
+    /** Polls until `condition` holds on both instances; fails if it does not within CONVERGENCE_LIMIT_MS. */
+    async function untilBoth(condition: (instance: Instance) => Promise<boolean>) {
+      const deadline = Date.now() + CONVERGENCE_LIMIT_MS;
+      for (;;) {
+        const results = await Promise.all(both().map(condition));
+        if (results.every(Boolean)) return;
+        if (Date.now() > deadline)
+          throw new Error(`the instances still disagree after ${CONVERGENCE_LIMIT_MS} ms: ${results}`);
+        await sleep(200);
+      }
+    }
+
+    function expectAllOkWithOneId(replies: Reply[]) {
+      expect(
+        replies.filter((reply) => reply.status !== 200).map((reply) => [reply.status, reply.body])
+      ).toEqual([]);
+      const ids = new Set(replies.map((reply) => reply.body.id));
+      expect(ids.size).toBe(1);
+      return [...ids][0];
+    }
+
+    test(`${PARALLEL} publishes of one new source_id, alternating between the instances, make one post`, async () => {
+      const prefix = `inst-${unique()}-`;
+      const replies = await alternating(PARALLEL, (instance, index) =>
+        instance.send(
+          'POST',
+          '/posts',
+          {
+            title: `Two instances ${index}`,
+            content: '<p>x</p>',
+            status: 'publish',
+            source_id: `${prefix}0`,
+          },
+          { key }
+        )
+      );
+      const id = expectAllOkWithOneId(replies);
+      const [documents] = await b.call<Array<Array<{ documentId: string }>>>('postsBySourceId', prefix, 1);
+      recordTally({
+        test: 'two instances: posts by source_id',
+        requests: PARALLEL,
+        duplicates: documents.length - 1,
+        serverErrors: serverErrorsIn(replies),
+      });
+      expect(documents.map((document) => document.documentId)).toEqual([id]);
+    });
+
+    test(`${PARALLEL} posts sharing new category names (mixed case), alternating, create each name once`, async () => {
+      const run = unique();
+      const shared = [`Across ${run}`, `Instances ${run}`];
+      const prefix = `inst-shared-${run}-`;
+      const replies = await alternating(PARALLEL, (instance, index) =>
+        instance.send(
+          'POST',
+          '/posts',
+          {
+            title: `Shared ${run} ${index}`,
+            content: '<p>x</p>',
+            status: 'publish',
+            source_id: `${prefix}${index}`,
+            categories: shared.map((name) => caseVariant(name, index)),
+            author: caseVariant(`Author ${run}`, index),
+          },
+          { key }
+        )
+      );
+      expect(
+        replies.filter((reply) => reply.status !== 200).map((reply) => [reply.status, reply.body])
+      ).toEqual([]);
+      const counts = await Promise.all([
+        ...shared.map((name) => a.call<number>('countNamed', 'blogCategory', name)),
+        a.call<number>('countNamed', 'author', `Author ${run}`),
+      ]);
+      recordTally({
+        test: 'two instances: shared category and author names',
+        requests: PARALLEL,
+        duplicates: counts.reduce((sum, count) => sum + Math.max(0, count - 1), 0),
+        serverErrors: serverErrorsIn(replies),
+      });
+      expect(counts).toEqual([1, 1, 1]);
+      const posts = await a.call<Array<Array<{ categories: string[] }>>>('postsBySourceId', prefix, PARALLEL);
+      expect(posts.map((found) => found.length)).toEqual(Array(PARALLEL).fill(1));
+    });
+
+    test(`${PARALLEL} POST /blog-categories and /product-categories, alternating, create one of each`, async () => {
+      const run = unique();
+      const categories = await alternating(PARALLEL, (instance, index) =>
+        instance.send('POST', '/blog-categories', { name: caseVariant(`Blog ${run}`, index) }, { key })
+      );
+      const productCategories = await alternating(PARALLEL, (instance, index) =>
+        instance.send(
+          'POST',
+          '/product-categories',
+          { name: `Shop ${run} ${index}`, source_id: `inst-pcat-${run}` },
+          { key }
+        )
+      );
+      expectAllOkWithOneId(categories);
+      expectAllOkWithOneId(productCategories);
+      const count = await b.call<number>('countNamed', 'blogCategory', `Blog ${run}`);
+      recordTally({
+        test: 'two instances: blog and product categories',
+        requests: PARALLEL * 2,
+        duplicates: count - 1,
+        serverErrors: serverErrorsIn([...categories, ...productCategories]),
+      });
+      expect(count).toBe(1);
+    });
+
+    test('a capability switched off through one instance is refused by the other within seconds, and back on', async () => {
+      const deleteAnswer = async (instance: Instance) =>
+        (await instance.send('DELETE', '/posts/no-such-post', undefined, { key })).status;
+      await untilBoth(async (instance) => (await deleteAnswer(instance)) === 404);
+
+      await a.call('setCapabilities', { 'posts.delete': false });
+      await untilBoth(async (instance) => (await deleteAnswer(instance)) === 403);
+      const handshake = await b.send('POST', '/handshake', {}, { key });
+      expect(handshake.body.capabilities).not.toContain('posts.delete');
+
+      await b.call('setCapabilities', { 'posts.delete': true });
+      await untilBoth(async (instance) => (await deleteAnswer(instance)) === 404);
+    });
+
+    test('a connection key changed through one instance is the only key both accept within seconds', async () => {
+      const previous = key;
+      key = `pb_instances_${unique()}_fedcba9876543210`;
+      await a.call('setApiKey', key);
+      await untilBoth(async (instance) => {
+        const [withNew, withOld] = await Promise.all([
+          instance.send('POST', '/handshake', {}, { key }),
+          instance.send('POST', '/handshake', {}, { key: previous }),
+        ]);
+        return withNew.status === 200 && withOld.status === 401;
+      });
+    });
+  }
+);
