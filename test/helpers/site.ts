@@ -63,6 +63,9 @@ export async function startSite(env: Record<string, string | undefined> = {}): P
   }).load();
   await strapi.server.mount();
   const httpServer = strapi.server.httpServer;
+  // fetch (undici) drops idle sockets after 4 s; a server that drops them at 5 s (Node's default)
+  // races it under load, and a request sent on a socket being closed fails with "other side closed".
+  httpServer.keepAliveTimeout = 60_000;
   if (!httpServer.listening) await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
   const { port } = httpServer.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
