@@ -40,8 +40,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const sourceKeys = sourceId ? [`source:${sourceId}`] : [];
       const lookupKeys = [...sourceKeys, nameKey, ...(slug ? [`slug:${slug}`] : [])];
 
-      // A shared lock: publishes that refer to the same category or author need not wait for each other.
-      const known = await registry.findLive(trx, resource, uid, lookupKeys, { shared: true });
+      const known = await registry.findLive(trx, resource, uid, lookupKeys);
       if (known) return { documentId: known, created: false };
 
       // `$eqi` goes through the column's collation: on MySQL/MariaDB "Résumé" matches "Resume",
