@@ -77,3 +77,12 @@ describe('parseBody', () => {
     );
   });
 });
+
+describe('a NUL character in the body', () => {
+  const { parseJsonBody } = require('../../server/src/utils/json-body');
+  test('is refused with 400, as PostgreSQL cannot store it', () => {
+    expect(() => parseJsonBody(Buffer.from('{"title":"a\\u0000b"}'))).toThrow(/NUL/);
+    expect(() => parseJsonBody(Buffer.from('{"tags":["ok","x\\u0000"]}'))).toThrow(expect.objectContaining({ status: 400 }));
+    expect(parseJsonBody(Buffer.from('{"title":"a\\\\u0000b"}'))).toEqual({ title: 'a\\u0000b' });
+  });
+});

@@ -16,8 +16,17 @@ export function parseJsonBody(raw: Buffer): unknown {
   }
   if (text.trim() === '') return undefined;
   try {
-    return JSON.parse(text);
+    return JSON.parse(text, refuseNul);
   } catch (error) {
+    if (error instanceof ContractError) throw error;
     throw new ContractError(400, `The request body is not valid JSON: ${(error as Error).message}`);
   }
+}
+
+/** PostgreSQL cannot store U+0000 in text: refused here as the sender's mistake, not a 500 later. */
+function refuseNul(_key: string, value: unknown) {
+  if (typeof value === 'string' && value.includes('\u0000')) {
+    throw new ContractError(400, 'Invalid request: text may not contain the NUL character (\\u0000).');
+  }
+  return value;
 }
