@@ -27,7 +27,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { isDeepStrictEqual } = require('node:util');
-const { createBenchDatabase } = require('./bench/database');
+const { createDatabase } = require('./lib/databases');
 const { alternate, run } = require('./bench/measure');
 const { runNode, startServer } = require('./bench/server');
 const { HTML, createBody, fullCreateBody, revisionBlock, revisionHtml, sign } = require('./bench/workload');
@@ -287,7 +287,7 @@ async function main() {
   const options = parseArguments(process.argv.slice(2));
   const wants = (scenario) => options.only.includes(scenario);
   const startedAt = Date.now();
-  const database = await createBenchDatabase(options.db);
+  const database = await createDatabase(options.db, 'pb_bench');
   const env = {
     ...process.env,
     ...SECRETS,

@@ -1,26 +1,17 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { EXAMPLE_DIR, PREFIX, type Reply } from './site';
+import { EXAMPLE_DIR, PREFIX, TEST_ENV, type Reply } from './site';
 import { signedHeaders, TEST_KEY } from './signing';
 
 /**
  * Instances of the example site in processes of their own (test/helpers/instance-process.js),
  * as several Strapi servers behind a load balancer run: nothing in memory is shared, only the
- * database. Secrets as in site.ts; the database comes from the caller.
+ * database. The caller gives the database and the content types to use.
  */
 const INSTANCE_ENV = {
-  APP_KEYS: 'testKeyOne,testKeyTwo',
-  API_TOKEN_SALT: 'test-api-token-salt',
-  ADMIN_JWT_SECRET: 'test-admin-jwt-secret',
-  TRANSFER_TOKEN_SALT: 'test-transfer-token-salt',
-  JWT_SECRET: 'test-jwt-secret',
-  ENCRYPTION_KEY: 'test-encryption-key-0123456789abcdef',
-  SERVE_ADMIN_PANEL: 'false',
-  STRAPI_TELEMETRY_DISABLED: 'true',
+  ...TEST_ENV,
   STRAPI_DISABLE_UPDATE_NOTIFICATION: 'true',
-  BROWSER: 'false',
   STRAPI_LOG_LEVEL: 'error',
-  PUBLISH_BRIDGE_DEMO_SEED: 'false',
   EXAMPLE_DIR,
 };
 
@@ -47,7 +38,7 @@ export async function startInstance(env: Record<string, string>): Promise<Instan
   const baseUrl = `http://127.0.0.1:${port}`;
   let nextId = 0;
 
-  return {
+  const instance: Instance = {
     baseUrl,
     async send(method, pathUnderPrefix, body, options = {}) {
       const raw = body === undefined ? '' : JSON.stringify(body);
@@ -84,8 +75,9 @@ export async function startInstance(env: Record<string, string>): Promise<Instan
     async stop() {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
-      await this.call('stop').catch(() => child.kill());
+      await instance.call('stop').catch(() => child.kill());
       await exited;
     },
   };
+  return instance;
 }

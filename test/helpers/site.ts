@@ -7,7 +7,8 @@ import { signedHeaders, TEST_KEY } from './signing';
 export const EXAMPLE_DIR = path.resolve(__dirname, '..', '..', 'example');
 export const PREFIX = '/api/publish-bridge';
 
-const TEST_SECRETS = {
+/** Fixed secrets and quiet defaults for every test site, in this process or in one of its own. */
+export const TEST_ENV = {
   APP_KEYS: 'testKeyOne,testKeyTwo',
   API_TOKEN_SALT: 'test-api-token-salt',
   ADMIN_JWT_SECRET: 'test-admin-jwt-secret',
@@ -52,7 +53,7 @@ export type Reply = { status: number; body: any; headers: Headers };
  */
 export async function startSite(env: Record<string, string | undefined> = {}): Promise<Site> {
   const database = await createTestDatabase();
-  const settings = { ...TEST_SECRETS, PUBLISH_BRIDGE_API_KEY: TEST_KEY, ...database.env, ...env };
+  const settings = { ...TEST_ENV, PUBLISH_BRIDGE_API_KEY: TEST_KEY, ...database.env, ...env };
   const previousEnv = Object.fromEntries(Object.keys(settings).map((name) => [name, process.env[name]]));
   applyEnv(settings);
   const { createStrapi } = require('@strapi/strapi');

@@ -16,6 +16,7 @@ import type { SettingsForm } from '../hooks/useSettingsForm';
 import type { Settings } from '../types';
 import { getTranslation } from '../utils/getTranslation';
 import { Card } from './Card';
+import { SecretKeyField } from './SecretKeyField';
 
 const GRACE_PERIODS = [
   { minutes: 0, id: 'connection.grace.none', defaultMessage: 'None: refuse the previous key at once' },
@@ -125,40 +126,20 @@ export const ConnectionCard = ({ settings, form, canUpdate }: Props) => {
           </Field.Root>
         </Grid.Item>
         <Grid.Item col={8} s={12} direction="column" alignItems="stretch">
-          <Field.Root
+          <SecretKeyField
             name="connectionKey"
+            label={formatMessage({ id: getTranslation('connection.key'), defaultMessage: 'Connection key' })}
             hint={keyHint}
             error={keyError ? formatMessage({ ...keyError, id: getTranslation(keyError.id) }) : undefined}
-          >
-            <Field.Label>
-              {formatMessage({ id: getTranslation('connection.key'), defaultMessage: 'Connection key' })}
-            </Field.Label>
-            <TextInput
-              type="password"
-              autoComplete="off"
-              value={connectionKey.managedByEnvironment ? '' : form.values.connectionKey}
-              placeholder={
-                connectionKey.configured
-                  ? formatMessage(
-                      {
-                        id: getTranslation('connection.key.placeholder.replace'),
-                        defaultMessage: '•••• {last4}: paste a new key to replace it',
-                      },
-                      { last4: connectionKey.last4 }
-                    )
-                  : formatMessage({
-                      id: getTranslation('connection.key.placeholder.empty'),
-                      defaultMessage: 'Paste the connection key from the publisher',
-                    })
-              }
-              disabled={!canUpdate || connectionKey.managedByEnvironment || !encryptionAvailable}
-              onChange={(event: React.ChangeEvent<HTMLInputElement>) =>
-                form.setValue('connectionKey', event.target.value)
-              }
-            />
-            <Field.Hint />
-            <Field.Error />
-          </Field.Root>
+            value={connectionKey.managedByEnvironment ? '' : form.values.connectionKey}
+            storedLast4={connectionKey.configured ? connectionKey.last4 : undefined}
+            emptyPlaceholder={formatMessage({
+              id: getTranslation('connection.key.placeholder.empty'),
+              defaultMessage: 'Paste the connection key from the publisher',
+            })}
+            disabled={!canUpdate || connectionKey.managedByEnvironment || !encryptionAvailable}
+            onChange={(value) => form.setValue('connectionKey', value)}
+          />
         </Grid.Item>
         <Grid.Item col={4} s={12} direction="column" alignItems="stretch">
           <Field.Root

@@ -4,6 +4,7 @@ import type { Problem, SettingsForm } from '../hooks/useSettingsForm';
 import type { Settings } from '../types';
 import { getTranslation } from '../utils/getTranslation';
 import { Card } from './Card';
+import { SecretKeyField } from './SecretKeyField';
 
 type Props = { settings: Settings; form: SettingsForm; canUpdate: boolean };
 
@@ -53,44 +54,24 @@ export const PlatformCard = ({ settings, form, canUpdate }: Props) => {
           </Field.Root>
         </Grid.Item>
         <Grid.Item col={6} s={12} direction="column" alignItems="stretch">
-          <Field.Root
+          <SecretKeyField
             name="platformKey"
-            error={errorText(errors.platformKey)}
+            label={formatMessage({ id: getTranslation('platform.key'), defaultMessage: 'Log key' })}
             hint={formatMessage({
               id: getTranslation('platform.key.hint'),
               defaultMessage:
                 'The key the platform’s log endpoint accepts (sent as x-api-key). Stored encrypted.',
             })}
-          >
-            <Field.Label>
-              {formatMessage({ id: getTranslation('platform.key'), defaultMessage: 'Log key' })}
-            </Field.Label>
-            <TextInput
-              type="password"
-              autoComplete="off"
-              value={form.values.platformKey}
-              placeholder={
-                storedKey
-                  ? formatMessage(
-                      {
-                        id: getTranslation('connection.key.placeholder.replace'),
-                        defaultMessage: '•••• {last4}: paste a new key to replace it',
-                      },
-                      { last4: storedKey.last4 }
-                    )
-                  : formatMessage({
-                      id: getTranslation('platform.key.placeholder'),
-                      defaultMessage: 'Paste the platform’s log key',
-                    })
-              }
-              disabled={!canUpdate || !settings.encryptionAvailable}
-              onChange={(event: React.ChangeEvent<HTMLInputElement>) =>
-                form.setValue('platformKey', event.target.value)
-              }
-            />
-            <Field.Hint />
-            <Field.Error />
-          </Field.Root>
+            error={errorText(errors.platformKey)}
+            value={form.values.platformKey}
+            storedLast4={storedKey?.last4}
+            emptyPlaceholder={formatMessage({
+              id: getTranslation('platform.key.placeholder'),
+              defaultMessage: 'Paste the platform’s log key',
+            })}
+            disabled={!canUpdate || !settings.encryptionAvailable}
+            onChange={(value) => form.setValue('platformKey', value)}
+          />
         </Grid.Item>
       </Grid.Root>
     </Card>

@@ -1,0 +1,100 @@
+'use strict';
+
+/**
+ * A fresh, empty database for one test site or one bench run, with the DATABASE_* variables
+ * the example reads and a way to drop it afterwards. Shared by the tests and the bench.
+ */
+
+const { randomBytes } = require('node:crypto');
+const fs = require('node:fs/promises');
+const os = require('node:os');
+const path = require('node:path');
+
+const CLIENTS = ['sqlite', 'postgres', 'mariadb'];
+
+const PG = {
+  host: process.env.PGHOST ?? '127.0.0.1',
+  port: Number(process.env.PGPORT ?? 5432),
+  user: process.env.PGUSER ?? 'postgres',
+};
+const MARIADB = {
+  host: process.env.MARIADB_HOST ?? '127.0.0.1',
+  port: Number(process.env.MARIADB_PORT ?? 3306),
+  user: process.env.MARIADB_USER ?? 'root',
+};
+
+/** The drivers are installed in the example's workspace, next to Strapi. */
+const driver = (name) =>
+  require(require.resolve(name, { paths: [path.resolve(__dirname, '../../example')] }));
+
+/** The variables the example's config/database.js reads for a database server. */
+const serverEnv = (databaseClient, server, name) => ({
+  DATABASE_CLIENT: databaseClient,
+  DATABASE_HOST: server.host,
+  DATABASE_PORT: String(server.port),
+  DATABASE_NAME: name,
+  DATABASE_USERNAME: server.user,
+  DATABASE_PASSWORD: '',
+});
+
+/** One statement on a connection of its own, closed whatever happens. */
+async function runOnServer(connect, sql) {
+  const connection = await connect();
+  try {
+    await connection.query(sql);
+  } finally {
+    await connection.end();
+  }
+}
+
+/**
+ * @param {'sqlite' | 'postgres' | 'mariadb'} client
+ * @param {string} prefix the start of the database's name, e.g. pb_test
+ * @returns {Promise<{ client: 'sqlite' | 'postgres' | 'mariadb', label: string, env: Record<string, string>, drop(): Promise<void> }>}
+ */
+async function createDatabase(client, prefix) {
+  if (!CLIENTS.includes(client))
+    throw new Error(`The database must be ${CLIENTS.join(', ')}, not "${client}".`);
+  const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  if (client === 'postgres') {
+    const { Client } = driver('pg');
+    const onServer = (sql) =>
+      runOnServer(async () => {
+        const admin = new Client({ ...PG, database: 'postgres' });
+        await admin.connect();
+        return admin;
+      }, sql);
+    await onServer(`CREATE DATABASE ${name}`);
+    return {
+      client,
+      label: `PostgreSQL (${PG.host}:${PG.port})`,
+      env: serverEnv('postgres', PG, name),
+      drop: () => onServer(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+    };
+  }
+  if (client === 'mariadb') {
+    const mysql = driver('mysql2/promise');
+    const onServer = (sql) => runOnServer(() => mysql.createConnection({ ...MARIADB, password: '' }), sql);
+    await onServer(`CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+    return {
+      client,
+      label: `MariaDB (${MARIADB.host}:${MARIADB.port})`,
+      env: serverEnv('mysql', MARIADB, name),
+      drop: () => onServer(`DROP DATABASE IF EXISTS ${name}`),
+    };
+  }
+  // Strapi resolves the filename to a path, so ':memory:' would become a shared file: use a temporary one.
+  const filename = path.join(os.tmpdir(), `${name}.db`);
+  return {
+    client,
+    label: 'SQLite (temporary file)',
+    env: { DATABASE_CLIENT: 'sqlite', DATABASE_FILENAME: filename },
+    async drop() {
+      await Promise.all(
+        ['', '-wal', '-shm', '-journal'].map((suffix) => fs.rm(`${filename}${suffix}`, { force: true }))
+      );
+    },
+  };
+}
+
+module.exports = { CLIENTS, PG, MARIADB, createDatabase };
