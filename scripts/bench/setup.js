@@ -8,6 +8,7 @@
  *
  * The fill writes rows with Strapi's Query Engine in batches (a draft and a published row per
  * document, as the Document Service stores them): through the HTTP API it would take minutes.
+ * Then it refreshes the table's statistics, as a database does on its own soon after.
  */
 'use strict';
 
@@ -59,7 +60,20 @@ async function fill(strapi, items) {
     }
     await articles.createMany({ data: rows });
   }
+  if (items > 0) await analyze(strapi, strapi.db.metadata.get(ARTICLE).tableName);
   return { items, seconds: (Date.now() - startedAt) / 1000 };
+}
+
+/**
+ * Refreshes the planner's statistics after the bulk fill, as autovacuum (PostgreSQL) would within
+ * a minute on a real site: a table measured right after 20,000 inserts still has the statistics of
+ * an empty one, and PostgreSQL then plans a page of the list with parallel workers.
+ */
+async function analyze(strapi, table) {
+  const client = strapi.db.dialect.client;
+  const knex = strapi.db.connection;
+  if (client === 'mysql') await knex.raw('ANALYZE TABLE ??', [table]);
+  else await knex.raw('ANALYZE ??', [table]);
 }
 
 async function main() {

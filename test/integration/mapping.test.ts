@@ -219,6 +219,25 @@ test('the page list shows mapped articles and categories', async () => {
   expect(items.some((item: any) => item.type === 'category' && item.title === 'Brewing')).toBe(true);
 });
 
+test('every slug column the plugin looks up has an index, added once at startup', async () => {
+  const service = site.strapi.plugin('publish-bridge').service('slug-indexes');
+  const indexesOf = (table: string): Promise<{ name: string; columns: string[] }[]> =>
+    site.strapi.db.dialect.schemaInspector.getIndexes(table);
+  const columns: { uid: string; table: string; column: string }[] = service.slugColumns();
+  expect(columns.map((column) => column.uid)).toEqual(expect.arrayContaining([ARTICLE, CATEGORY]));
+  const before = new Map<string, string[]>();
+  for (const { table, column } of columns) {
+    const indexes = await indexesOf(table);
+    expect(indexes.some((index) => index.columns[0] === column)).toBe(true);
+    before.set(table, indexes.map((index) => index.name).sort());
+  }
+
+  await service.ensure();
+  for (const { table } of columns) {
+    expect((await indexesOf(table)).map((index) => index.name).sort()).toEqual(before.get(table));
+  }
+});
+
 describe('images', () => {
   test('the featured image and inline images go into the Media Library, and a republish reuses them', async () => {
     const filesBefore = await uploadedFiles();

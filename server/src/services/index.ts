@@ -14,6 +14,7 @@ import posts from './posts';
 import productCategories from './product-categories';
 import products from './products';
 import settings from './settings';
+import slugIndexes from './slug-indexes';
 import taxonomy from './taxonomy';
 import transactions from './transactions';
 import urls from './urls';
@@ -35,6 +36,7 @@ export default {
   'product-categories': productCategories,
   products,
   settings,
+  'slug-indexes': slugIndexes,
   taxonomy,
   transactions,
   urls,

@@ -1,0 +1,17 @@
+import { slugIndexName } from '../../server/src/services/slug-indexes';
+
+describe('slugIndexName', () => {
+  test('names the index after its table and column', () => {
+    expect(slugIndexName('articles', 'slug')).toBe('articles_slug_pb_idx');
+  });
+
+  test('stays within the 63 characters PostgreSQL keeps, and two long tables get two names', () => {
+    const long = 'components_' + 'very_long_collection_name_'.repeat(3);
+    const first = slugIndexName(`${long}a`, 'slug');
+    const second = slugIndexName(`${long}b`, 'slug');
+    expect(first.length).toBeLessThanOrEqual(63);
+    expect(second.length).toBeLessThanOrEqual(63);
+    expect(first).not.toBe(second);
+    expect(slugIndexName(`${long}a`, 'slug')).toBe(first);
+  });
+});
