@@ -4,6 +4,8 @@ import { UIDS } from '../constants';
 
 type Knex = any;
 type Trx = unknown;
+/** Exclusive by default: the holder is about to change the row. */
+type RowLock = { shared?: boolean };
 
 /** The natural_key column is a varchar(255). */
 const KEY_COLUMN_MAX = 255;
@@ -53,15 +55,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /**
      * The document a key points at. A locking read: concurrent writers of the same key wait
      * for each other, and on MySQL's repeatable read it also starts the snapshot after the lock.
+     * A `shared` lock lets requests that only refer to the document hold it at the same time.
      */
-    async lookup(trx: Trx, resource: string, key: string): Promise<string | null> {
+    async lookup(trx: Trx, resource: string, key: string, lock: RowLock = {}): Promise<string | null> {
       const table = identities();
       let query = knex()(table.name)
         .transacting(trx)
         .select(table.column('target'))
         .where({ [table.column('resource')]: resource, [table.column('naturalKey')]: storedKey(key) })
         .first();
-      if (locksRows()) query = query.forUpdate();
+      if (locksRows()) query = lock.shared ? query.forShare() : query.forUpdate();
       const row = await query;
       return row ? (row[table.column('target')] as string) : null;
     },
@@ -92,12 +95,17 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * concurrent updates of it run one after another. Returns false when the document is gone,
      * and for an id no document can have: PostgreSQL refuses a NUL character in any query.
      */
-    async lockDocument(trx: Trx, uid: string, documentId: string): Promise<boolean> {
-      return (await this.lockVersions(trx, uid, documentId)) !== null;
+    async lockDocument(trx: Trx, uid: string, documentId: string, lock: RowLock = {}): Promise<boolean> {
+      return (await this.lockVersions(trx, uid, documentId, lock)) !== null;
     },
 
     /** `lockDocument` that also tells, from the rows it locked, whether a version is published; null when gone. */
-    async lockVersions(trx: Trx, uid: string, documentId: string): Promise<{ published: boolean } | null> {
+    async lockVersions(
+      trx: Trx,
+      uid: string,
+      documentId: string,
+      lock: RowLock = {}
+    ): Promise<{ published: boolean } | null> {
       if (documentId.includes('\u0000')) return null;
       const table = tableOf(uid);
       const publishedAt = table.column('publishedAt');
@@ -105,7 +113,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         .transacting(trx)
         .select(table.column('id'), publishedAt)
         .where(table.column('documentId'), documentId);
-      if (locksRows()) query = query.forUpdate();
+      if (locksRows()) query = lock.shared ? query.forShare() : query.forUpdate();
       const rows: Array<Record<string, unknown>> = await query;
       if (rows.length === 0) return null;
       return { published: rows.some((row) => row[publishedAt] != null) };
@@ -115,10 +123,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * The document named by the first of `keys` that still exists, its rows locked. Keys left
      * behind by a document deleted in the Content Manager are dropped, so the name can be reused.
      */
-    async findLive(trx: Trx, resource: string, uid: string, keys: string[]): Promise<string | null> {
+    async findLive(
+      trx: Trx,
+      resource: string,
+      uid: string,
+      keys: string[],
+      lock: RowLock = {}
+    ): Promise<string | null> {
       for (const key of keys) {
-        const target = await this.lookup(trx, resource, key);
-        if (target && (await this.lockDocument(trx, uid, target))) return target;
+        const target = await this.lookup(trx, resource, key, lock);
+        if (target && (await this.lockDocument(trx, uid, target, lock))) return target;
         if (target) await this.forgetKey(trx, resource, key);
       }
       return null;

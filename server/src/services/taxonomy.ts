@@ -40,7 +40,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const sourceKeys = sourceId ? [`source:${sourceId}`] : [];
       const lookupKeys = [...sourceKeys, nameKey, ...(slug ? [`slug:${slug}`] : [])];
 
-      const known = await registry.findLive(trx, resource, uid, lookupKeys);
+      // A shared lock: publishes that refer to the same category or author need not wait for each other.
+      const known = await registry.findLive(trx, resource, uid, lookupKeys, { shared: true });
       if (known) return { documentId: known, created: false };
 
       // `$eqi` goes through the column's collation: on MySQL/MariaDB "Résumé" matches "Resume",
