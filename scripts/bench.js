@@ -5,7 +5,7 @@
  *   node scripts/bench.js                      SQLite (a fresh temporary file)
  *   node scripts/bench.js --db postgres        a fresh database on 127.0.0.1:5432 (PGHOST, PGPORT, PGUSER)
  *   node scripts/bench.js --db mariadb         a fresh database on 127.0.0.1:3306 (MARIADB_HOST, ...)
- *   --connections 8 --rounds 5 --seconds 4     load shape (fixed concurrency; seconds per side per round)
+ *   --connections 8 --rounds 8 --seconds 3     load shape (fixed concurrency; seconds per side per round)
  *   --items 20000                              published articles added for D (paging), with the server stopped
  *   --fill-first                               add them before anything else, so A to C also run on a big site
  *   --only A,C                                 run some scenarios only (F is the slowest)
@@ -30,7 +30,17 @@ const { isDeepStrictEqual } = require('node:util');
 const { createDatabase } = require('./lib/databases');
 const { alternate, run } = require('./bench/measure');
 const { runNode, startServer } = require('./bench/server');
-const { HTML, createBody, fullCreateBody, revisionBlock, revisionHtml, sign } = require('./bench/workload');
+const {
+  AUTHORS,
+  CATEGORIES,
+  HTML,
+  createBody,
+  fullCreateBody,
+  nativeFullData,
+  revisionBlock,
+  revisionHtml,
+  sign,
+} = require('./bench/workload');
 
 const PREFIX = '/api/publish-bridge';
 const KEY = `pb_bench_${randomBytes(16).toString('hex')}`;
@@ -63,8 +73,8 @@ function parseArguments(argv) {
   const options = {
     db: 'sqlite',
     connections: 8,
-    rounds: 5,
-    seconds: 4,
+    rounds: 8,
+    seconds: 3,
     warmup: 2,
     items: 20_000,
     only: SCENARIOS,
@@ -213,6 +223,21 @@ async function probe(baseUrl, client) {
     throw new BenchError('The native probe did not store the same published Blocks as the plugin.');
   }
   return { blocks, contentBytes: Buffer.byteLength(HTML) };
+}
+
+/**
+ * The categories and authors B's posts refer to, created through the REST API so the native
+ * side can relate to them by documentId; the plugin's publishes find the same entries by name.
+ */
+async function nativeRelated(baseUrl, client) {
+  const create = async (apiPath, data) =>
+    expectStatus(await send(baseUrl, client.native('POST', apiPath, data)), [201], `Creating ${data.name}`)
+      .data.documentId;
+  const categoryIds = {};
+  for (const name of CATEGORIES) categoryIds[name] = await create('/api/categories', { name });
+  const authorIds = {};
+  for (const name of AUTHORS) authorIds[name] = await create('/api/authors', { name });
+  return { categoryIds, authorIds };
 }
 
 function formatRow(cells, widths) {
@@ -404,14 +429,26 @@ async function main() {
           expect: [201],
         },
       ];
-      if (wants('B'))
-        sideList.push({
-          name: 'B plugin',
-          scenario: 'B full publish: POST /posts',
-          label: 'plugin',
-          next: pluginFullCreate,
-          expect: [200],
-        });
+      if (wants('B')) {
+        const related = await nativeRelated(baseUrl, client);
+        sideList.push(
+          {
+            name: 'B plugin',
+            scenario: 'B full publish: POST /posts',
+            label: 'plugin',
+            next: pluginFullCreate,
+            expect: [200],
+          },
+          {
+            name: 'B native',
+            scenario: 'B full publish: POST /api/articles',
+            label: 'native',
+            next: () =>
+              client.native('POST', '/api/articles', nativeFullData(runTag, next(), { blocks, ...related })),
+            expect: [201],
+          }
+        );
+      }
       if (wants('E')) {
         // One body over and over: the load generator must not be what limits the fastest side.
         const forged = client.forged('POST', '/posts', createBody(runTag, 0));

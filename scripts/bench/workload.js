@@ -77,8 +77,37 @@ function fullCreateBody(label, n) {
   };
 }
 
+/**
+ * The same full post as Strapi REST data for the example's Article, for a native side of B:
+ * relations by documentId (`categoryIds` and `authorIds` by name), the SEO component, the date
+ * as the instant the plugin stores.
+ */
+function nativeFullData(label, n, { blocks, categoryIds, authorIds }) {
+  const body = fullCreateBody(label, n);
+  return {
+    title: body.title,
+    slug: `bench-${label}-native-full-${n}`,
+    content: blocks,
+    description: body.excerpt,
+    publishedDate: new Date(`${body.date.replace(' ', 'T')}Z`).toISOString(),
+    readingTime: body.reading_time,
+    tags: body.tags,
+    categories: body.categories.map((name) => categoryIds[name]),
+    author: authorIds[body.author],
+    seo: {
+      metaTitle: body.seo.title,
+      metaDescription: body.seo.description,
+      keywords: body.seo.keywords.join(', '),
+    },
+    sourceId: body.source_id,
+  };
+}
+
 module.exports = {
+  CATEGORIES,
+  AUTHORS,
   HTML,
+  nativeFullData,
   revisionHtml,
   revisionBlock,
   sign,
