@@ -1,5 +1,6 @@
 import { startImageServer, type ImageServer } from '../helpers/image-server';
 import { startSite, type Site } from '../helpers/site';
+import { slugIndexName } from '../../server/src/services/slug-indexes';
 
 /** The example maps posts, blog categories and authors onto its own blog types. */
 const ARTICLE = 'api::article.article';
@@ -219,7 +220,7 @@ test('the page list shows mapped articles and categories', async () => {
   expect(items.some((item: any) => item.type === 'category' && item.title === 'Brewing')).toBe(true);
 });
 
-test('every slug column the plugin looks up has an index, added once at startup', async () => {
+test('every slug column the plugin looks up has an index, added once, and again when it was dropped', async () => {
   const service = site.strapi.plugin('publish-bridge').service('slug-indexes');
   const indexesOf = (table: string): Promise<{ name: string; columns: string[] }[]> =>
     site.strapi.db.dialect.schemaInspector.getIndexes(table);
@@ -236,6 +237,17 @@ test('every slug column the plugin looks up has an index, added once at startup'
   for (const { table } of columns) {
     expect((await indexesOf(table)).map((index) => index.name).sort()).toEqual(before.get(table));
   }
+
+  const articles = columns.find((column) => column.uid === ARTICLE)!;
+  const ours = slugIndexName(articles.table, articles.column);
+  await site.strapi.db.connection.schema.alterTable(articles.table, (table: any) =>
+    table.dropIndex([], ours)
+  );
+  expect((await indexesOf(articles.table)).map((index) => index.name)).not.toContain(ours);
+  await service.ensure();
+  expect((await indexesOf(articles.table)).map((index) => index.name).sort()).toEqual(
+    before.get(articles.table)
+  );
 });
 
 describe('images', () => {
