@@ -403,6 +403,50 @@ describe('activity log', () => {
     expect(rows.map((row) => row.requestId)).toEqual([requestId]);
   });
 
+  test('a NUL character the sender put in the body or the URL is logged as U+FFFD', async () => {
+    const notJson = await site.send('POST', '/posts', '\u0000');
+    expect(notJson.status).toBe(400);
+    expect(notJson.body.error).toContain('\u0000');
+    expect((await site.send('DELETE', '/posts/%00')).status).toBe(404);
+    expect((await site.send('POST', '/handshake', {})).status).toBe(200);
+    await plugin().service('activity').flush();
+
+    const rows = await activityRows();
+    expect(rows.map((row) => [row.action, row.httpStatus])).toEqual([
+      ['posts.create', 400],
+      ['posts.delete', 404],
+      ['handshake', 200],
+    ]);
+    expect(JSON.stringify(rows)).not.toContain('\\u0000');
+    expect(rows[0].reason).toContain('\uFFFD');
+    expect(rows[1].entityId).toBe('\uFFFD');
+  });
+
+  test('an entry the database refuses is dropped, and never holds back the entries after it', async () => {
+    const exchange = (requestId: string, status: number) => ({
+      requestId,
+      receivedAt: new Date(),
+      method: 'POST',
+      path: `${PREFIX}/handshake`,
+      pathUnderPrefix: '/handshake',
+      status,
+      body: {},
+      durationMs: 1,
+    });
+    // An HTTP status no integer column holds: PostgreSQL and MariaDB refuse it (SQLite stores it).
+    plugin()
+      .service('activity')
+      .record(exchange('refused', 2 ** 40));
+    plugin().service('activity').record(exchange('after-1', 200));
+    await plugin().service('activity').flush();
+    plugin().service('activity').record(exchange('after-2', 200));
+    await plugin().service('activity').flush();
+
+    const stored = (await activityRows()).map((row) => row.requestId);
+    const refusedToo = site.database.client === 'sqlite' ? ['refused'] : [];
+    expect(stored).toEqual([...refusedToo, 'after-1', 'after-2']);
+  });
+
   test('retention keeps at most maxEntries rows, none older than maxAgeDays', async () => {
     const configKey = 'plugin::publish-bridge.activityLog';
     const original = site.strapi.config.get(configKey);

@@ -85,7 +85,15 @@ export function actionOf(method: string, pathUnderPrefix: string): string {
 export const outcomeOf = (status: number): Outcome =>
   status >= 500 ? 'error' : status >= 400 ? 'rejected' : 'success';
 
-const cut = (value: string, max: number) => (value.length > max ? `${value.slice(0, max - 1)}…` : value);
+/**
+ * Fits a text the sender chose (path, id, an error message quoting the body) into its column.
+ * PostgreSQL refuses U+0000 in text, and one refused entry would hold back every entry after it,
+ * so NUL is kept visible as U+FFFD.
+ */
+const cut = (value: string, max: number) => {
+  const text = value.replaceAll('\u0000', '\uFFFD');
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+};
 
 /** What the log keeps of an exchange: the `error` message of a failure and the entity id, nothing else of the body. */
 export function entryOf(exchange: Exchange): ActivityEntry {
@@ -154,17 +162,43 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const batch = queue.slice(0, MAX_BATCH);
       try {
         await query().createMany({ data: batch });
-        queue = queue.slice(batch.length);
         writtenSincePrune += batch.length;
       } catch (error) {
+        const { written, refusal } = await writeOneByOne(batch);
+        if (written === 0) {
+          strapi.log.warn(
+            `[${PLUGIN_ID}] could not write ${batch.length} activity log entries (kept for the next attempt): ${(error as Error).message}`
+          );
+          return;
+        }
+        writtenSincePrune += written;
         strapi.log.warn(
-          `[${PLUGIN_ID}] could not write ${batch.length} activity log entries (kept for the next attempt): ${(error as Error).message}`
+          `[${PLUGIN_ID}] dropped ${batch.length - written} activity log entries the database refused: ${refusal}`
         );
-        return;
       }
+      queue = queue.slice(batch.length);
     }
     const { maxEntries } = config();
     if (writtenSincePrune >= Math.max(50, Math.floor(maxEntries / 10)) || pruneIsDue()) await prune();
+  }
+
+  /**
+   * When a batch fails, either the database is away (no entry goes in: all are kept) or it
+   * refuses some entries (the others go in, and the refused ones are dropped rather than
+   * holding back every later entry forever).
+   */
+  async function writeOneByOne(batch: ActivityEntry[]) {
+    let written = 0;
+    let refusal = '';
+    for (const entry of batch) {
+      try {
+        await query().create({ data: entry });
+        written += 1;
+      } catch (error) {
+        refusal ||= (error as Error).message;
+      }
+    }
+    return { written, refusal };
   }
 
   /** Writes everything queued so far; resolves once it is stored (or the attempt failed and was logged). */
