@@ -90,7 +90,7 @@ export const outcomeOf = (status: number): Outcome =>
  * PostgreSQL refuses U+0000 in text, and one refused entry would hold back every entry after it,
  * so NUL is kept visible as U+FFFD.
  */
-const cut = (value: string, max: number) => {
+const fit = (value: string, max: number) => {
   const text = value.replaceAll('\u0000', '\uFFFD');
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 };
@@ -106,16 +106,16 @@ export function entryOf(exchange: Exchange): ActivityEntry {
   return {
     receivedAt: exchange.receivedAt,
     requestId: exchange.requestId,
-    method: cut(exchange.method, LIMITS.method),
-    path: cut(exchange.path, LIMITS.path),
+    method: fit(exchange.method, LIMITS.method),
+    path: fit(exchange.path, LIMITS.path),
     action: actionOf(exchange.method, exchange.pathUnderPrefix),
     httpStatus: exchange.status,
     outcome: outcomeOf(exchange.status),
-    entityId: entityId ? cut(entityId, LIMITS.entityId) : undefined,
+    entityId: entityId ? fit(entityId, LIMITS.entityId) : undefined,
     durationMs: Math.max(0, Math.round(exchange.durationMs)),
-    reason: reason ? cut(reason, LIMITS.reason) : undefined,
+    reason: reason ? fit(reason, LIMITS.reason) : undefined,
     notes: exchange.notes?.length
-      ? exchange.notes.slice(0, LIMITS.notes).map((note) => cut(String(note), LIMITS.note))
+      ? exchange.notes.slice(0, LIMITS.notes).map((note) => fit(String(note), LIMITS.note))
       : undefined,
   };
 }
