@@ -6,7 +6,7 @@ import {
   normaliseHost,
   parseAllowList,
   type AddressKind,
-} from '../../server/src/mapping/address-guard';
+} from '../../server/src/network/address-guard';
 
 const NOBODY = parseAllowList([]);
 

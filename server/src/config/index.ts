@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CAPABILITIES, type Capability } from '../contract/capabilities';
 import { isValidTimeZone } from '../contract/dates';
-import { allowListEntryProblem } from '../mapping/address-guard';
+import { allowListEntryProblem } from '../network/address-guard';
 import { RESOURCE_KINDS } from '../mapping/catalogue';
 
 const MEGABYTE = 1024 * 1024;

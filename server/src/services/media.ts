@@ -1,19 +1,23 @@
 import type { Core } from '@strapi/strapi';
 import { createHash } from 'node:crypto';
 import type { LookupAddress } from 'node:dns';
-import { lookup as resolveHost } from 'node:dns/promises';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { PluginConfig } from '../config';
 import { PLUGIN_ID } from '../constants';
-import { checkAddress, normaliseHost, parseAllowList, type AllowList } from '../mapping/address-guard';
+import { parseAllowList, type AllowList } from '../network/address-guard';
+import {
+  AddressRefused,
+  HostUnresolved,
+  pinnedLookup,
+  resolveCheckedAddresses,
+} from '../network/checked-connection';
 import { toSlug } from '../utils/slug';
 import type { Transaction } from './transactions';
 
@@ -148,65 +152,20 @@ function decodePath(pathname: string): string {
   }
 }
 
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
-/** The addresses `url`'s host resolves to, every one checked against the SSRF guard. */
-async function resolveCheckedAddresses(url: URL, allowList: AllowList, signal: AbortSignal) {
-  const host = normaliseHost(url.hostname);
-  const literal = isIP(host);
-  let addresses: LookupAddress[];
-  if (literal) {
-    addresses = [{ address: host, family: literal }];
-  } else {
-    try {
-      addresses = await untilAborted(resolveHost(host, { all: true, verbatim: true }), signal);
-    } catch (error) {
-      if (signal.aborted) throw error;
+/** The checked addresses of `url`'s host, refusals phrased for the media settings. */
+async function resolveForImport(url: URL, allowList: AllowList, signal: AbortSignal) {
+  try {
+    return await resolveCheckedAddresses(url, allowList, signal);
+  } catch (error) {
+    if (error instanceof HostUnresolved) throw new ImportRefused(error.message);
+    if (error instanceof AddressRefused) {
       throw new ImportRefused(
-        `the host ${host} could not be resolved (${(error as NodeJS.ErrnoException).code})`
+        `${error.message}; list the host in media.allowedHosts of the plugin config to allow it`
       );
     }
+    throw error;
   }
-  for (const { address } of addresses) {
-    const verdict = checkAddress(host, address, allowList);
-    if (!verdict.allowed) {
-      const subject = literal ? host : `${host} resolves to ${address}, which`;
-      throw new ImportRefused(
-        `${subject} is a ${verdict.kind} address; list the host in media.allowedHosts of the plugin config to allow it`
-      );
-    }
-  }
-  return addresses;
 }
-
-/**
- * Hands the socket only addresses that were checked, so a DNS answer that changes between the
- * check and the connection (DNS rebinding) cannot send it elsewhere.
- */
-const pinnedLookup =
-  (addresses: LookupAddress[]): LookupFunction =>
-  (hostname, options, callback) => {
-    const usable = options.family ? addresses.filter(({ family }) => family === options.family) : addresses;
-    if (usable.length === 0) {
-      callback(
-        Object.assign(new Error(`no checked IPv${options.family} address for ${hostname}`), {
-          code: 'ENOTFOUND',
-        }),
-        ''
-      );
-    } else if (options.all) {
-      callback(null, usable);
-    } else {
-      callback(null, usable[0].address, usable[0].family);
-    }
-  };
 
 function request(url: URL, addresses: LookupAddress[], signal: AbortSignal): Promise<IncomingMessage> {
   const client = url.protocol === 'https:' ? https : http;
@@ -226,7 +185,7 @@ function request(url: URL, addresses: LookupAddress[], signal: AbortSignal): Pro
 async function fetchImageResponse(start: URL, allowList: AllowList, signal: AbortSignal) {
   let url = start;
   for (let redirects = 0; ; redirects += 1) {
-    const addresses = await resolveCheckedAddresses(url, allowList, signal);
+    const addresses = await resolveForImport(url, allowList, signal);
     let response: IncomingMessage;
     try {
       response = await request(url, addresses, signal);
