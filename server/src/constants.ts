@@ -12,3 +12,6 @@ export const UIDS = {
 } as const;
 
 export const API_KEY_ENV = 'PUBLISH_BRIDGE_API_KEY';
+
+/** A shorter connection key could be guessed; the publisher's keys are far longer. */
+export const MIN_KEY_LENGTH = 16;

@@ -1,13 +1,24 @@
 import type { Core } from '@strapi/strapi';
-import { PLUGIN_ID } from './constants';
+import { API_KEY_ENV, MIN_KEY_LENGTH, PLUGIN_ID } from './constants';
 import { createContractGate } from './middlewares/contract-gate';
 import { contentApiRouterPrefix } from './routes';
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   // Checked here so a bad prefix stops the boot with its message, not at route registration.
   contentApiRouterPrefix(strapi);
+  assertEnvironmentKeyLength();
   strapi.plugin(PLUGIN_ID).service('mapping').assertValid();
   // Middlewares added in register() run before the app's own, `strapi::body` included: the
   // only point where the exact request bytes are still unread.
   strapi.server.use(createContractGate(strapi));
 };
+
+/** A weak key in the environment would protect every route with it; refuse to start instead. */
+function assertEnvironmentKeyLength() {
+  const key = process.env[API_KEY_ENV];
+  if (key && key.length < MIN_KEY_LENGTH) {
+    throw new Error(
+      `${API_KEY_ENV} is ${key.length} characters long; a connection key needs at least ${MIN_KEY_LENGTH}. Copy the whole key the publisher generated, or unset ${API_KEY_ENV} to paste the key in Settings > Publish Bridge.`
+    );
+  }
+}

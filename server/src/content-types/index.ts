@@ -6,6 +6,7 @@ import product from './product';
 import productCategory from './product-category';
 import identity from './identity';
 import activityEntry from './activity-entry';
+import requestReceipt from './request-receipt';
 
 export default {
   post,
@@ -16,4 +17,5 @@ export default {
   'product-category': productCategory,
   identity,
   'activity-entry': activityEntry,
+  'request-receipt': requestReceipt,
 };

@@ -32,9 +32,8 @@ export type AuthFailureReason =
   | 'malformed_signature'
   | 'signature_mismatch';
 
-export type AuthResult =
-  | { ok: true; keyIndex: number }
-  | { ok: false; reason: AuthFailureReason; message: string; skewSeconds?: number };
+export type AuthFailure = { ok: false; reason: AuthFailureReason; message: string; skewSeconds?: number };
+export type AuthResult = { ok: true; keyIndex: number } | AuthFailure;
 
 export type VerifyOptions = {
   headers: AuthHeaders;
@@ -64,20 +63,27 @@ export function constantTimeEqual(a: string, b: string): boolean {
   return timingSafeEqual(left, right);
 }
 
-function fail(reason: AuthFailureReason, message: string, skewSeconds?: number): AuthResult {
+function fail(reason: AuthFailureReason, message: string, skewSeconds?: number): AuthFailure {
   return skewSeconds === undefined
     ? { ok: false, reason, message }
     : { ok: false, reason, message, skewSeconds };
 }
 
-function missingHeader(name: string): AuthResult {
+function missingHeader(name: string): AuthFailure {
   return fail(
     'missing_header',
     `Missing header ${name}. The publisher always sends it; a proxy or load balancer in front of this site may be stripping it.`
   );
 }
 
-export function verifyRequest({ headers, rawBody, keys, now, toleranceMs }: VerifyOptions): AuthResult {
+export type HeaderCheckOptions = Omit<VerifyOptions, 'rawBody'>;
+
+/**
+ * Everything that can be decided before the body is read: the headers are present, the key is
+ * one of ours, the timestamp is fresh and the signature is well formed. A request that fails
+ * here is refused without buffering its body, so strangers cannot make the site hold megabytes.
+ */
+export function verifyHeaders({ headers, keys, now, toleranceMs }: HeaderCheckOptions): AuthResult {
   if (keys.length === 0) {
     return fail(
       'no_key_configured',
@@ -96,7 +102,18 @@ export function verifyRequest({ headers, rawBody, keys, now, toleranceMs }: Veri
       "The X-API-Key does not match this site's connection key. Copy the key from the publisher's integration settings into Settings > Publish Bridge again."
     );
   }
+  const freshness = checkTimestamp(timestamp, now, toleranceMs);
+  if (freshness) return freshness;
+  if (!SIGNATURE_PATTERN.test(signature)) {
+    return fail(
+      'malformed_signature',
+      'X-Publisher-Signature must be 64 lowercase hex characters (HMAC-SHA256).'
+    );
+  }
+  return { ok: true, keyIndex };
+}
 
+function checkTimestamp(timestamp: string, now: number, toleranceMs: number): AuthFailure | undefined {
   if (!DIGITS_PATTERN.test(timestamp)) {
     return fail(
       'malformed_timestamp',
@@ -111,34 +128,35 @@ export function verifyRequest({ headers, rawBody, keys, now, toleranceMs }: Veri
     );
   }
   const skewMs = now - sentAt;
-  if (Math.abs(skewMs) > toleranceMs) {
-    const skewSeconds = Math.round(skewMs / 1000);
-    const windowSeconds = Math.round(toleranceMs / 1000);
-    return skewMs > 0
-      ? fail(
-          'stale_timestamp',
-          `The request is ${skewSeconds} s old, outside the accepted window of ${windowSeconds} s. If it was not delayed, the publisher's clock or this server's clock is wrong.`,
-          skewSeconds
-        )
-      : fail(
-          'future_timestamp',
-          `The request is timestamped ${-skewSeconds} s in the future, outside the accepted window of ${windowSeconds} s. Check the clocks of the publisher and of this server.`,
-          skewSeconds
-        );
-  }
+  if (Math.abs(skewMs) <= toleranceMs) return undefined;
+  const skewSeconds = Math.round(skewMs / 1000);
+  const windowSeconds = Math.round(toleranceMs / 1000);
+  return skewMs > 0
+    ? fail(
+        'stale_timestamp',
+        `The request is ${skewSeconds} s old, outside the accepted window of ${windowSeconds} s. If it was not delayed, the publisher's clock or this server's clock is wrong.`,
+        skewSeconds
+      )
+    : fail(
+        'future_timestamp',
+        `The request is timestamped ${-skewSeconds} s in the future, outside the accepted window of ${windowSeconds} s. Check the clocks of the publisher and of this server.`,
+        skewSeconds
+      );
+}
 
-  const expected = signMessage(keys[keyIndex], timestamp, rawBody);
-  if (!SIGNATURE_PATTERN.test(signature)) {
-    return fail(
-      'malformed_signature',
-      'X-Publisher-Signature must be 64 lowercase hex characters (HMAC-SHA256).'
-    );
-  }
-  if (!constantTimeEqual(signature, expected)) {
-    return fail(
-      'signature_mismatch',
-      'The signature does not match the body. Check that the publisher and this site use the same connection key, and that no proxy rewrites request bodies.'
-    );
-  }
-  return { ok: true, keyIndex };
+/** The HMAC over the exact body, once `verifyHeaders` accepted the headers with `key`; undefined when it matches. */
+export function signatureMismatch(headers: AuthHeaders, rawBody: Buffer, key: string): AuthFailure | undefined {
+  const expected = signMessage(key, headers.timestamp ?? '', rawBody);
+  if (constantTimeEqual(headers.signature ?? '', expected)) return undefined;
+  return fail(
+    'signature_mismatch',
+    'The signature does not match the body. Check that the publisher and this site use the same connection key, and that no proxy rewrites request bodies.'
+  );
+}
+
+/** Headers, then the signature over the body: the whole check of contract section 5. */
+export function verifyRequest(options: VerifyOptions): AuthResult {
+  const headerCheck = verifyHeaders(options);
+  if (!headerCheck.ok) return headerCheck;
+  return signatureMismatch(options.headers, options.rawBody, options.keys[headerCheck.keyIndex]) ?? headerCheck;
 }

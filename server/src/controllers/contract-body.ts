@@ -1,11 +1,11 @@
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import { parseBody } from '../contract/errors';
-import type { ContractState } from '../middlewares/contract-gate';
+import { requireVerified } from '../utils/verified-requests';
 
-/** The body the gate parsed from the verified bytes, validated against a contract schema. */
+/** The body the gate parsed from this request's verified bytes, validated against a contract schema. */
 export const contractBody = <T extends z.ZodType>(ctx: Context, schema: T): z.infer<T> =>
-  parseBody(schema, emptyAsObject((ctx.state.publishBridge as ContractState).body));
+  parseBody(schema, emptyAsObject(requireVerified(ctx).body));
 
 /** An empty body is an empty object (a handshake may send none); `null` stays a mistake. */
 const emptyAsObject = (body: unknown) => (body === undefined ? {} : body);
@@ -18,6 +18,6 @@ export function replyWithEntity(
   ctx: Context,
   { notes, created: _created, ...entity }: { id: string; url?: string; notes?: string[]; created?: boolean }
 ) {
-  if (notes && notes.length > 0) (ctx.state.publishBridge as ContractState).notes = notes;
+  if (notes && notes.length > 0) requireVerified(ctx).notes = notes;
   ctx.body = entity;
 }

@@ -2,13 +2,13 @@ import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { PRODUCT_COMMERCE_FIELDS, productUpdateSchema } from '../contract/schemas';
 import { PLUGIN_ID } from '../constants';
-import type { ContractState } from '../middlewares/contract-gate';
+import { requireVerified } from '../utils/verified-requests';
 import { contractBody, replyWithEntity } from './contract-body';
 
 export default ({ strapi }: { strapi: Core.Strapi }) => ({
   async update(ctx: Context) {
     const input = contractBody(ctx, productUpdateSchema);
-    const { body, requestId } = ctx.state.publishBridge as ContractState;
+    const { body, requestId } = requireVerified(ctx);
     // contractBody accepted it, so it is a JSON object, or empty.
     const ignored = PRODUCT_COMMERCE_FIELDS.filter((field) => Object.hasOwn((body ?? {}) as object, field));
     if (ignored.length > 0) {

@@ -2,7 +2,7 @@ import type { Core } from '@strapi/strapi';
 import type { Context, Next } from 'koa';
 import { ContractError, errorBody } from '../contract/errors';
 import { PLUGIN_ID } from '../constants';
-import type { ContractState } from './contract-gate';
+import { requireVerified } from '../utils/verified-requests';
 import { internalErrorMessage } from './contract-gate';
 
 /** A mapped content type's own rules (lengths, required fields) are the sender's to satisfy: 400, not 500. */
@@ -28,7 +28,7 @@ export default (_config: unknown, { strapi }: { strapi: Core.Strapi }) =>
         ctx.body = errorBody(`The site's content type refused a value: ${error.message}`);
         return;
       }
-      const { requestId } = ctx.state.publishBridge as ContractState;
+      const { requestId } = requireVerified(ctx);
       strapi.log.error(`[${PLUGIN_ID}] request ${requestId} failed: ${(error as Error)?.stack ?? error}`);
       ctx.status = 500;
       ctx.body = errorBody(internalErrorMessage(requestId));

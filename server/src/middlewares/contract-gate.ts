@@ -2,77 +2,131 @@ import { randomUUID } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
 import type { Context, Next } from 'koa';
 import { ContractError, errorBody } from '../contract/errors';
-import { HEADER_API_KEY, HEADER_SIGNATURE, HEADER_TIMESTAMP, verifyRequest } from '../contract/signature';
+import {
+  HEADER_API_KEY,
+  HEADER_SIGNATURE,
+  HEADER_TIMESTAMP,
+  signatureMismatch,
+  verifyHeaders,
+  type AuthFailure,
+  type AuthHeaders,
+} from '../contract/signature';
 import { PLUGIN_ID } from '../constants';
 import { parseJsonBody } from '../utils/json-body';
+import { fingerprintOf } from '../services/receipts';
+import { pathBelowPrefix } from '../utils/prefix-path';
 import { readRawBody } from '../utils/raw-body';
+import { markVerified, verifiedRequestOf } from '../utils/verified-requests';
 
-/** What the gate hands to the contract routes; `body` is parsed from the verified bytes. */
-export type ContractState = {
+/** Methods that change nothing: an exact replay of one is harmless and is not tracked. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** A 401 that carries why, for the activity log. */
+class Unauthenticated extends ContractError {
+  constructor(readonly failure: AuthFailure) {
+    super(401, failure.message);
+  }
+}
+
+/** One request under the prefix, as the gate follows it from arrival to the activity log. */
+type Passage = {
   requestId: string;
-  rawBody: Buffer;
-  body: unknown;
-  /** What the site adjusted while storing the request, for the activity log. */
-  notes?: string[];
+  startedAt: number;
+  pathBelow: string;
+  /** Set once this request claimed its fingerprint: its answer is kept for replays. */
+  fingerprint?: string;
 };
 
 /**
  * Koa's body parser would consume the stream before any route runs and re-encode it, so the
- * gate, added ahead of every app middleware, owns the contract routes' body: it reads the
- * exact bytes under its own limit, authenticates them, parses them once, and then marks the
- * request so `strapi::body` leaves the consumed stream alone. It also makes every answer
- * under the prefix the contract's `{ "error": "..." }` shape, whatever produced it.
+ * gate, added ahead of every app middleware, owns the contract routes' body. In order: it
+ * recognises its paths as broadly as Strapi's router matches them, checks the headers (key,
+ * timestamp) before reading a byte of the body, reads the exact bytes under its own limit,
+ * checks the signature over them, turns an exact replay into the first answer, and makes every
+ * answer under the prefix the contract's `{ "error": "..." }` shape.
  */
 export function createContractGate(strapi: Core.Strapi) {
-  const settings = () => strapi.plugin(PLUGIN_ID).service('settings');
+  const plugin = () => strapi.plugin(PLUGIN_ID);
+  const settings = () => plugin().service('settings');
 
   return async function contractGate(ctx: Context, next: Next) {
-    const { prefix, bodyLimit, bodyTimeoutMs, timestampToleranceMs } = settings().config();
-    if (ctx.path !== prefix && !ctx.path.startsWith(`${prefix}/`)) return next();
+    const pathBelow = pathBelowPrefix(ctx.path, settings().config().prefix);
+    if (pathBelow === undefined) return next();
 
-    const requestId = randomUUID();
-    const startedAt = Date.now();
-    ctx.set('X-Request-Id', requestId);
+    const passage: Passage = { requestId: randomUUID(), startedAt: Date.now(), pathBelow };
+    ctx.set('X-Request-Id', passage.requestId);
     try {
-      const rawBody = await readRawBody(ctx.req, { limit: bodyLimit, timeoutMs: bodyTimeoutMs });
-      const verdict = verifyRequest({
-        headers: {
-          apiKey: ctx.get(HEADER_API_KEY) || undefined,
-          timestamp: ctx.get(HEADER_TIMESTAMP) || undefined,
-          signature: ctx.get(HEADER_SIGNATURE) || undefined,
-        },
-        rawBody,
-        keys: await settings().acceptedKeys(),
-        now: Date.now(),
-        toleranceMs: timestampToleranceMs,
-      });
-      if (!verdict.ok) throw new ContractError(401, verdict.message);
-
-      const state: ContractState = { requestId, rawBody, body: parseJsonBody(rawBody) };
-      ctx.state.publishBridge = state;
-      ctx.req.headers['content-type'] = 'application/x-publish-bridge-consumed';
-      await next();
+      const headers = await authenticate(ctx, passage);
+      await runOnce(ctx, headers, passage, next);
     } catch (error) {
-      answerError(ctx, error, requestId);
+      answerError(ctx, error, passage.requestId);
     }
     normaliseAnswer(ctx);
-    recordActivity(ctx, requestId, startedAt, prefix);
+    if (passage.fingerprint) await keepAnswer(ctx, passage.fingerprint);
+    recordActivity(ctx, passage);
   };
 
+  /** Headers first, so a stranger's body is never buffered; then the signature over the exact bytes. */
+  async function authenticate(ctx: Context, { requestId }: Passage): Promise<AuthHeaders> {
+    const { bodyLimit, bodyTimeoutMs, timestampToleranceMs } = settings().config();
+    const headers: AuthHeaders = {
+      apiKey: ctx.get(HEADER_API_KEY) || undefined,
+      timestamp: ctx.get(HEADER_TIMESTAMP) || undefined,
+      signature: ctx.get(HEADER_SIGNATURE) || undefined,
+    };
+    const keys: string[] = await settings().acceptedKeys();
+    const headerCheck = verifyHeaders({ headers, keys, now: Date.now(), toleranceMs: timestampToleranceMs });
+    if (!headerCheck.ok) throw new Unauthenticated(headerCheck);
+
+    const rawBody = await readRawBody(ctx.req, { limit: bodyLimit, timeoutMs: bodyTimeoutMs });
+    const mismatch = signatureMismatch(headers, rawBody, keys[headerCheck.keyIndex]);
+    if (mismatch) throw new Unauthenticated(mismatch);
+
+    markVerified(ctx, { requestId, rawBody, body: parseJsonBody(rawBody) });
+    // `strapi::body` leaves a body alone whose type it does not parse; the stream is consumed.
+    ctx.req.headers['content-type'] = 'application/x-publish-bridge-consumed';
+    return headers;
+  }
+
+  /** A write runs once per signature, method and path; a replay gets the first answer. */
+  async function runOnce(ctx: Context, headers: AuthHeaders, passage: Passage, next: Next) {
+    if (SAFE_METHODS.has(ctx.method)) return next();
+    const fingerprint = fingerprintOf(headers.signature!, ctx.method, passage.pathBelow);
+    const expiresAt = new Date(Number(headers.timestamp) + settings().config().timestampToleranceMs);
+    const claim = await plugin().service('receipts').claim(fingerprint, expiresAt);
+    if (claim.first) {
+      passage.fingerprint = fingerprint;
+      return next();
+    }
+    ctx.status = claim.answer.status;
+    ctx.body = claim.answer.body;
+    verifiedRequestOf(ctx)!.notes = [
+      'An exact replay of an earlier request (same signature, method and path): its first answer was sent again and nothing ran.',
+    ];
+  }
+
+  /** Awaited, so a replay sent the moment this answer arrives finds it. */
+  async function keepAnswer(ctx: Context, fingerprint: string) {
+    try {
+      await plugin().service('receipts').settle(fingerprint, { status: ctx.status, body: ctx.body });
+    } catch (error) {
+      strapi.log.warn(`[${PLUGIN_ID}] could not keep an answer for replays: ${(error as Error).message}`);
+    }
+  }
+
   /** Queued, not awaited: the log must never slow down or fail the request it describes. */
-  function recordActivity(ctx: Context, requestId: string, startedAt: number, prefix: string) {
-    const notes = (ctx.state.publishBridge as ContractState | undefined)?.notes;
+  function recordActivity(ctx: Context, { requestId, startedAt, pathBelow }: Passage) {
+    const notes = verifiedRequestOf(ctx)?.notes;
     if (notes) strapi.log.info(`[${PLUGIN_ID}] request ${requestId}: ${notes.join(' ')}`);
     try {
-      strapi
-        .plugin(PLUGIN_ID)
+      plugin()
         .service('activity')
         .record({
           requestId,
           receivedAt: new Date(startedAt),
           method: ctx.method,
           path: ctx.path,
-          pathUnderPrefix: ctx.path.slice(prefix.length),
+          pathUnderPrefix: pathBelow,
           status: ctx.status,
           body: ctx.body,
           routeId: typeof ctx.params?.id === 'string' ? ctx.params.id : undefined,

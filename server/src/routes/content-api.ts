@@ -5,9 +5,10 @@ const contractRoute = (method: string, path: string, handler: string, capability
   path,
   handler,
   config: {
-    // The contract gate has already authenticated the request by its signature.
+    // The contract gate authenticates by signature; `verified-request` makes each route check that itself.
     auth: false as const,
     middlewares: [
+      'plugin::publish-bridge.verified-request',
       'plugin::publish-bridge.contract-errors',
       ...(capability ? [{ name: 'plugin::publish-bridge.capability', config: { capability } }] : []),
     ],

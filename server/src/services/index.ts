@@ -13,6 +13,7 @@ import platformLogs from './platform-logs';
 import posts from './posts';
 import productCategories from './product-categories';
 import products from './products';
+import receipts from './receipts';
 import settings from './settings';
 import slugIndexes from './slug-indexes';
 import taxonomy from './taxonomy';
@@ -35,6 +36,7 @@ export default {
   posts,
   'product-categories': productCategories,
   products,
+  receipts,
   settings,
   'slug-indexes': slugIndexes,
   taxonomy,

@@ -90,3 +90,6 @@ export const isConnectionFailure = (error: unknown) =>
 export const isRetryableConflict = (error: unknown) =>
   isStrapiUniqueRefusal(error) ||
   codesOf(error).some((code) => UNIQUE_VIOLATIONS.has(code) || TRANSIENT_CONFLICTS.has(code));
+
+/** Another row already holds the value a unique index guards. */
+export const isUniqueViolation = (error: unknown) => codesOf(error).some((code) => UNIQUE_VIOLATIONS.has(code));

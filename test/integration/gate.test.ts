@@ -1,0 +1,368 @@
+import http from 'node:http';
+import { signMessage } from '../../server/src/contract/signature';
+import { createTestDatabase } from '../helpers/databases';
+import { rowsOf, snapshotTables, storageOf } from '../helpers/inspect';
+import { startInstance } from '../helpers/instances';
+import { openRaw } from '../helpers/raw-http';
+import { signedHeaders, TEST_KEY } from '../helpers/signing';
+import { PREFIX, startSite, type Site } from '../helpers/site';
+
+/**
+ * The contract routes skip Strapi's own auth: the gate and each route's own check are their
+ * only locks. Tried here as an attacker would, with raw HTTP so every path is sent exactly as
+ * written (fetch would resolve dot segments itself).
+ */
+const WRONG_KEY = 'pb_wrong_key_fedcba9876543210fedcba9876543210';
+const POST_BODY = JSON.stringify({ title: 'Intruder', content: '<p>x</p>', status: 'publish' });
+
+type RawAnswer = { status: number; body: any; headers: http.IncomingHttpHeaders };
+
+/** Sends `path` byte for byte as the request target. */
+function rawRequest(
+  baseUrl: string,
+  method: string,
+  path: string,
+  body = '',
+  headers: Record<string, string> = {}
+): Promise<RawAnswer> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      {
+        host: hostname,
+        port,
+        method,
+        path,
+        headers: { ...(body ? { 'Content-Type': 'application/json' } : {}), ...headers },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk) => chunks.push(chunk));
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown = text;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            // kept as text for the failure message
+          }
+          resolve({ status: response.statusCode ?? 0, body: parsed, headers: response.headers });
+        });
+      }
+    );
+    request.on('error', reject);
+    request.end(body || undefined);
+  });
+}
+
+/** Every spelling of the base path that Strapi's router, or a proxy in front of it, could route to the plugin. */
+const SPELLINGS: Record<string, (route: string) => string> = {
+  'as registered': (route) => `${PREFIX}${route}`,
+  'upper case': (route) => `${PREFIX}${route}`.toUpperCase(),
+  'mixed case per segment': (route) => `/Api/Publish-Bridge${capitalise(route)}`,
+  'mixed case inside a segment': (route) => `/aPi/pUbLiSh-BrIdGe${route}`,
+  'trailing slash': (route) => `${PREFIX}${route}/`,
+  'double slash before': (route) => `/${PREFIX}${route}`,
+  'double slash inside': (route) => `/api//publish-bridge/${route}`,
+  '/./ segment': (route) => `/api/./publish-bridge${route}`,
+  '/../ segment': (route) => `/api/elsewhere/../publish-bridge${route}`,
+  'percent-escaped letters': (route) => `/%61pi/publish-bridg%65${route}`,
+  'percent-escaped hyphen': (route) => `/api/publish%2Dbridge${route}`,
+  'percent-escaped route letter': (route) => `${PREFIX}${route.replace(/^\/(\w)/, (_m, c: string) => `/%${c.charCodeAt(0).toString(16)}`)}`,
+};
+const capitalise = (route: string) =>
+  route.replace(/\/([a-z])/g, (_match, letter: string) => `/${letter.toUpperCase()}`);
+
+describe('the gate and each route refuse every request that is not authenticated', () => {
+  let site: Site;
+  let postId: string;
+  let categoryId: string;
+  let before: Record<string, unknown[]>;
+  let refusalsSent = 0;
+
+  const routes = () => [
+    ['POST', '/handshake', '{}'],
+    ['POST', '/posts', POST_BODY],
+    ['PUT', `/posts/${postId}`, '{"title":"Taken over"}'],
+    ['DELETE', `/posts/${postId}`, ''],
+    ['POST', '/blog-categories', '{"name":"Intruders"}'],
+    ['DELETE', `/blog-categories/${categoryId}`, ''],
+    ['POST', '/authors', '{"username":"mallory","display_name":"Mallory"}'],
+    ['PUT', `/products/${postId}`, '{"name":"Taken over"}'],
+    ['POST', '/product-categories', '{"name":"Intruders"}'],
+    ['GET', '/product-categories?per_page=250', ''],
+    ['GET', '/pages?per_page=250', ''],
+  ];
+
+  beforeAll(async () => {
+    site = await startSite();
+    postId = (await site.send('POST', '/posts', { title: 'Kept', content: '<p>kept</p>', status: 'publish' }))
+      .body.id;
+    categoryId = (await site.send('POST', '/blog-categories', { name: 'Kept category' })).body.id;
+    await site.strapi.plugin('publish-bridge').service('activity').flush();
+    before = await snapshotTables(site.strapi);
+  });
+  afterAll(async () => {
+    await site?.stop();
+  });
+
+  describe.each(Object.entries(SPELLINGS))('base path spelt %s', (_name, spell) => {
+    it('answers 401 or 404 with { error } to unsigned and wrong-key requests on every route', async () => {
+      const answers: Array<[string, RawAnswer]> = [];
+      for (const [method, route, body] of routes()) {
+        const path = spell(route.split('?')[0]) + (route.includes('?') ? `?${route.split('?')[1]}` : '');
+        const unsigned = await rawRequest(site.baseUrl, method, path, body);
+        const wrongKey = await rawRequest(site.baseUrl, method, path, body, signedHeaders(body, { key: WRONG_KEY }));
+        answers.push([`unsigned ${method} ${path}`, unsigned], [`wrong key ${method} ${path}`, wrongKey]);
+      }
+      refusalsSent += answers.length;
+      for (const [request, answer] of answers) {
+        expect({ request, status: [401, 404].includes(answer.status) }).toEqual({ request, status: true });
+        expect({ request, body: answer.body }).toEqual({ request, body: { error: expect.any(String) } });
+      }
+    });
+  });
+
+  it('changed nothing in the database', async () => {
+    expect(await snapshotTables(site.strapi)).toEqual(before);
+  });
+
+  it('counted every refusal in the activity log', async () => {
+    await site.strapi.plugin('publish-bridge').service('activity').flush();
+    const refused = (await rowsOf(site.strapi, 'plugin::publish-bridge.activity-entry')).filter(
+      (row) => row.httpStatus === 401 || row.httpStatus === 404
+    );
+    const counted = refused.reduce((total, row) => total + (row.count ?? 1), 0);
+    expect(counted).toBe(refusalsSent);
+  });
+
+  it('lets the same spellings through when signed, as far as the router routes them, never with a 401 or 5xx', async () => {
+    const unexpected = [];
+    for (const [name, spell] of Object.entries(SPELLINGS)) {
+      const path = `${spell('/pages')}?per_page=1`;
+      const { status, body } = await rawRequest(site.baseUrl, 'GET', path, '', signedHeaders(''));
+      // Strapi's static-file middleware answers 400 "Malicious Path" to a path starting with "//".
+      const expected =
+        status === 200 ? Array.isArray(body) : [400, 404].includes(status) && typeof body?.error === 'string';
+      if (!expected) unexpected.push({ name, status, body });
+    }
+    expect(unexpected).toEqual([]);
+    // The spellings the router itself matches reach the route.
+    const upper = await rawRequest(site.baseUrl, 'GET', SPELLINGS['upper case']('/pages'), '', signedHeaders(''));
+    expect(upper.status).toBe(200);
+  });
+
+  describe('each route refuses on its own when the gate did not see the request', () => {
+    const configKey = 'plugin::publish-bridge.prefix';
+    let registeredPrefix: string;
+    beforeAll(() => {
+      registeredPrefix = site.strapi.config.get(configKey) as string;
+      // The routes stay where they were registered; the gate now looks elsewhere.
+      site.strapi.config.set(configKey, '/api/somewhere-else');
+    });
+    afterAll(() => {
+      site.strapi.config.set(configKey, registeredPrefix);
+    });
+
+    it('answers 401 { error } on every route, signed or not, and writes nothing', async () => {
+      const snapshot = await snapshotTables(site.strapi);
+      for (const [method, route, body] of routes()) {
+        for (const headers of [{}, signedHeaders(body)]) {
+          const answer = await rawRequest(site.baseUrl, method, `${PREFIX}${route}`, body, headers);
+          expect({ route: `${method} ${route}`, status: answer.status, body: answer.body }).toEqual({
+            route: `${method} ${route}`,
+            status: 401,
+            body: { error: expect.stringMatching(/not authenticated/) },
+          });
+        }
+      }
+      expect(await snapshotTables(site.strapi)).toEqual(snapshot);
+    });
+
+    it('every contract route lists the check as its first middleware', () => {
+      const { routes: declared } = site.strapi.plugin('publish-bridge').routes['content-api'] as {
+        routes: Array<{ path: string; config: { auth: unknown; middlewares: unknown[] } }>;
+      };
+      expect(declared.length).toBeGreaterThanOrEqual(11);
+      for (const route of declared) {
+        expect({ path: route.path, first: route.config.middlewares[0] }).toEqual({
+          path: route.path,
+          first: 'plugin::publish-bridge.verified-request',
+        });
+      }
+    });
+  });
+});
+
+describe('headers are checked before a byte of the body is read', () => {
+  let site: Site;
+  beforeAll(async () => {
+    site = await startSite();
+  });
+  afterAll(async () => {
+    await site?.stop();
+  });
+
+  /** Announces a 10 MB body, sends none of it, and waits for the answer. */
+  async function announceBody(headers: Record<string, string>) {
+    const connection = await openRaw(site.baseUrl);
+    const lines = [
+      `POST ${PREFIX}/posts HTTP/1.1`,
+      'Host: 127.0.0.1',
+      'Content-Type: application/json',
+      `Content-Length: ${10 * 1024 * 1024}`,
+      ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    ];
+    await connection.write(`${lines.join('\r\n')}\r\n\r\n`);
+    // The body timeout (bodyTimeoutMs) is 30 s; an answer before any body byte means it was never awaited.
+    const answered = await Promise.race([
+      connection.reply.then(() => true),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 15_000)),
+    ]);
+    const reply = answered ? await connection.reply : undefined;
+    connection.destroy();
+    return reply;
+  }
+
+  const timestamp = () => String(Date.now());
+  const signatureFor = (ts: string) => signMessage(TEST_KEY, ts, 'never sent');
+
+  it.each([
+    ['a wrong key', () => ({ ...signedHeaders('never sent', { key: WRONG_KEY }) }), /does not match/],
+    [
+      'no timestamp',
+      () => ({ 'X-API-Key': TEST_KEY, 'X-Publisher-Signature': signatureFor(timestamp()) }),
+      /Missing header X-Publisher-Timestamp/,
+    ],
+    [
+      'a malformed timestamp',
+      () => ({ 'X-API-Key': TEST_KEY, 'X-Publisher-Timestamp': 'soon', 'X-Publisher-Signature': signatureFor('1') }),
+      /digits only/,
+    ],
+    [
+      'a stale timestamp',
+      () => {
+        const ts = String(Date.now() - 3_600_000);
+        return { 'X-API-Key': TEST_KEY, 'X-Publisher-Timestamp': ts, 'X-Publisher-Signature': signatureFor(ts) };
+      },
+      /s old/,
+    ],
+    ['no headers at all', () => ({}), /Missing header X-API-Key/],
+  ])('refuses %s with 401 without waiting for the announced body', async (_name, headers, message) => {
+    const reply = await announceBody(headers());
+    expect(reply).toBeDefined();
+    expect(reply!.status).toBe(401);
+    expect(reply!.body).toEqual({ error: expect.stringMatching(message) });
+  });
+
+  it('still waits for the body of a request whose headers are right (the signature covers the body)', async () => {
+    const ts = timestamp();
+    const reply = await Promise.race([
+      announceBody({ 'X-API-Key': TEST_KEY, 'X-Publisher-Timestamp': ts, 'X-Publisher-Signature': signatureFor(ts) }),
+      new Promise<'waiting'>((resolve) => setTimeout(() => resolve('waiting'), 2_000)),
+    ]);
+    expect(reply).toBe('waiting');
+  });
+});
+
+describe('an exact replay of a signed write gets the first answer and does not run again', () => {
+  let site: Site;
+  beforeAll(async () => {
+    site = await startSite();
+  });
+  afterAll(async () => {
+    await site?.stop();
+  });
+
+  const postsStored = async () => (await rowsOf(site.strapi, storageOf(site.strapi, 'post').uid)).length;
+
+  it('a replayed create (no source_id, so it would create again) answers the first id and stores one post', async () => {
+    const body = JSON.stringify({ title: 'Replayed', content: '<p>once</p>', status: 'draft' });
+    const headers = signedHeaders(body);
+    const rowsBefore = await postsStored();
+    const first = await rawRequest(site.baseUrl, 'POST', `${PREFIX}/posts`, body, headers);
+    const again = await rawRequest(site.baseUrl, 'POST', `${PREFIX}/posts`, body, headers);
+    const otherSpelling = await rawRequest(site.baseUrl, 'POST', `${PREFIX}/POSTS/`.toUpperCase(), body, headers);
+    expect(first.status).toBe(200);
+    expect(again).toMatchObject({ status: 200, body: first.body });
+    expect(otherSpelling).toMatchObject({ status: 200, body: first.body });
+    expect((await postsStored()) - rowsBefore).toBe(1);
+
+    await site.strapi.plugin('publish-bridge').service('activity').flush();
+    const notes = (await rowsOf(site.strapi, 'plugin::publish-bridge.activity-entry'))
+      .filter((row) => JSON.stringify(row.notes ?? '').includes('exact replay'));
+    expect(notes).toHaveLength(2);
+  });
+
+  it('replays sent at the same moment all get the one answer, and one post exists', async () => {
+    const body = JSON.stringify({ title: 'Replayed together', content: '<p>once</p>', status: 'publish' });
+    const headers = signedHeaders(body);
+    const rowsBefore = await postsStored();
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () => rawRequest(site.baseUrl, 'POST', `${PREFIX}/posts`, body, headers))
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(Array(12).fill(200));
+    expect(new Set(answers.map((answer) => answer.body.id)).size).toBe(1);
+    // A published post is one draft row and one published row.
+    expect((await postsStored()) - rowsBefore).toBe(2);
+  });
+
+  it('a replayed delete answers as the first did; the same signature on another path is another request', async () => {
+    const ids = [];
+    for (const title of ['Delete me', 'Delete me too']) {
+      ids.push((await site.send('POST', '/posts', { title, content: '<p>x</p>', status: 'draft' })).body.id);
+    }
+    // Two deletes signed in the same millisecond have the same signature (empty body): both must run.
+    const headers = signedHeaders('');
+    const first = await rawRequest(site.baseUrl, 'DELETE', `${PREFIX}/posts/${ids[0]}`, '', headers);
+    const replay = await rawRequest(site.baseUrl, 'DELETE', `${PREFIX}/posts/${ids[0]}`, '', headers);
+    const second = await rawRequest(site.baseUrl, 'DELETE', `${PREFIX}/posts/${ids[1]}`, '', headers);
+    expect(first).toMatchObject({ status: 200, body: { id: ids[0], deleted: true } });
+    expect(replay).toMatchObject({ status: 200, body: first.body });
+    expect(second).toMatchObject({ status: 200, body: { id: ids[1], deleted: true } });
+  });
+
+  it('a request signed afresh with the same body runs again (retries by the publisher are not replays)', async () => {
+    const body = JSON.stringify({ title: 'Signed twice', content: '<p>x</p>', status: 'draft' });
+    const first = await site.send('POST', '/posts', body, { timestamp: Date.now() - 1 });
+    const second = await site.send('POST', '/posts', body, { timestamp: Date.now() });
+    expect(first.status).toBe(200);
+    expect(second.status).toBe(200);
+    expect(second.body.id).not.toBe(first.body.id);
+  });
+});
+
+describe('an exact replay sent to another instance on the same database', () => {
+  it('gets the first answer there too, and one post is stored', async () => {
+    const database = await createTestDatabase();
+    const env = { ...database.env, PUBLISH_BRIDGE_CONTENT_TYPES: 'plugin' };
+    const a = await startInstance(env);
+    const b = await startInstance(env);
+    try {
+      const body = JSON.stringify({ title: 'Across instances', content: '<p>once</p>', status: 'draft' });
+      const headers = signedHeaders(body);
+      const answers = await Promise.all(
+        [a, b, a, b].map((instance) => rawRequest(instance.baseUrl, 'POST', `${PREFIX}/posts`, body, headers))
+      );
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+      expect(new Set(answers.map((answer) => answer.body.id)).size).toBe(1);
+      expect(await a.call<number>('countNamed', 'post', 'Across instances')).toBe(1);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+      await database.drop();
+    }
+  });
+});
+
+describe('a connection key in the environment', () => {
+  it('shorter than 16 characters stops the boot with a message saying so', async () => {
+    const database = await createTestDatabase();
+    try {
+      await expect(
+        startInstance({ ...database.env, PUBLISH_BRIDGE_API_KEY: 'short-key-15chr' })
+      ).rejects.toThrow(/PUBLISH_BRIDGE_API_KEY is 15 characters long; a connection key needs at least 16/);
+    } finally {
+      await database.drop();
+    }
+  });
+});
