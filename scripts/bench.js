@@ -8,7 +8,7 @@
  *   --connections 8 --rounds 8 --seconds 3     load shape (fixed concurrency; seconds per side per round)
  *   --items 20000                              published articles added for D (paging), with the server stopped
  *   --fill-first                               add them before anything else, so A to C also run on a big site
- *   --only A,C                                 run some scenarios only (F is the slowest)
+ *   --only A,C                                 run some scenarios only (F is the slowest; G alone takes ~30 s)
  *   --cpu-prof DIR                             start the server with node --cpu-prof, profile written to DIR
  *   --check                                    exit 1 when a target is missed
  *   --keep-database                            leave the bench database in place, to inspect it afterwards
@@ -30,6 +30,7 @@ const { isDeepStrictEqual } = require('node:util');
 const { createDatabase } = require('./lib/databases');
 const { alternate, run } = require('./bench/measure');
 const { runNode, startServer } = require('./bench/server');
+const { unauthenticatedBodies } = require('./bench/unauthenticated-bodies');
 const {
   AUTHORS,
   CATEGORIES,
@@ -44,7 +45,7 @@ const {
 
 const PREFIX = '/api/publish-bridge';
 const KEY = `pb_bench_${randomBytes(16).toString('hex')}`;
-const SCENARIOS = ['A', 'B', 'C', 'D', 'E', 'F'];
+const SCENARIOS = ['A', 'B', 'C', 'D', 'E', 'F', 'G'];
 const UPDATE_POOL = 200;
 const MEMORY_FIRST = 500;
 const MEMORY_TOTAL = 5_000;
@@ -56,6 +57,7 @@ const TARGETS = {
   paging_ratio: { max: 1.3 },
   reject_speedup: { min: 5 },
   rss_growth_mb: { max: 50 },
+  unauthenticated_peak_rss_growth_mb: { max: 50 },
 };
 
 const SECRETS = {
@@ -248,7 +250,7 @@ function formatRow(cells, widths) {
 
 const fixed = (value, digits) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
 
-function report({ options, database, sides, memory, ratios, fill, machine }) {
+function report({ options, database, sides, memory, strangers, ratios, fill, machine }) {
   const lines = [];
   lines.push('');
   lines.push(
@@ -289,8 +291,14 @@ function report({ options, database, sides, memory, ratios, fill, machine }) {
         `V8 heap ${memory.after500.heap.toFixed(1)} MB, then ${memory.after5000.heap.toFixed(1)} MB (${memory.seconds.toFixed(0)} s of publishing)`
     );
   }
+  if (strangers) {
+    lines.push(
+      `G strangers: ${strangers.clients} clients with a wrong key, ${strangers.bytes / 2 ** 20} MB body each, refused in ${strangers.seconds.toFixed(1)} s: ` +
+        `server RSS ${strangers.beforeMb.toFixed(1)} MB before, peak ${strangers.peakMb.toFixed(1)} MB while they sent (${JSON.stringify(strangers.outcomes)})`
+    );
+  }
   lines.push('');
-  lines.push(formatRow(['ratio', '', 'value', 'target', 'result'], [20, 0, 8, 8, 6]));
+  lines.push(formatRow(['ratio', '', 'value', 'target', 'result'], [34, 0, 8, 8, 6]));
   for (const [name, target] of Object.entries(TARGETS)) {
     const value = ratios[name];
     const met = value === null ? 'n/a' : target.max !== undefined ? value <= target.max : value >= target.min;
@@ -298,7 +306,7 @@ function report({ options, database, sides, memory, ratios, fill, machine }) {
     lines.push(
       formatRow(
         [name, '', value ?? 'n/a', wanted, met === 'n/a' ? met : met ? 'met' : 'MISSED'],
-        [20, 0, 8, 8, 6]
+        [34, 0, 8, 8, 6]
       )
     );
   }
@@ -366,6 +374,15 @@ async function main() {
     const sides = [];
     const ratios = Object.fromEntries(Object.keys(TARGETS).map((name) => [name, null]));
     let memory;
+    let strangers;
+
+    if (wants('G')) {
+      progress('G: 50 clients with a wrong key each sending a 10 MB body at once...');
+      strangers = await unauthenticatedBodies({ server, path: `${PREFIX}/posts` });
+      if (strangers.outcomes[401] !== strangers.clients)
+        throw new BenchError(`G: not every stranger was refused with 401: ${JSON.stringify(strangers.outcomes)}`);
+      ratios.unauthenticated_peak_rss_growth_mb = round(strangers.peakMb - strangers.beforeMb, 1);
+    }
 
     if (wants('F')) {
       progress(`F: ${MEMORY_TOTAL} publishes, RSS read after ${MEMORY_FIRST} and after ${MEMORY_TOTAL}...`);
@@ -559,7 +576,7 @@ async function main() {
     }
 
     const machine = `Node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${Math.round(os.totalmem() / 2 ** 30)} GB; load generator on the same machine; bench took ${((Date.now() - startedAt) / 1000).toFixed(0)} s`;
-    process.stdout.write(report({ options, database: database.label, sides, memory, ratios, fill, machine }));
+    process.stdout.write(report({ options, database: database.label, sides, memory, strangers, ratios, fill, machine }));
     process.stdout.write(`${JSON.stringify(ratios)}\n`);
     const missed = Object.entries(TARGETS).filter(([name, t]) => {
       const value = ratios[name];
