@@ -380,7 +380,9 @@ async function main() {
       progress('G: 50 clients with a wrong key each sending a 10 MB body at once...');
       strangers = await unauthenticatedBodies({ server, path: `${PREFIX}/posts` });
       if (strangers.outcomes[401] !== strangers.clients)
-        throw new BenchError(`G: not every stranger was refused with 401: ${JSON.stringify(strangers.outcomes)}`);
+        throw new BenchError(
+          `G: not every stranger was refused with 401: ${JSON.stringify(strangers.outcomes)}`
+        );
       ratios.unauthenticated_peak_rss_growth_mb = round(strangers.peakMb - strangers.beforeMb, 1);
     }
 
@@ -576,7 +578,9 @@ async function main() {
     }
 
     const machine = `Node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${Math.round(os.totalmem() / 2 ** 30)} GB; load generator on the same machine; bench took ${((Date.now() - startedAt) / 1000).toFixed(0)} s`;
-    process.stdout.write(report({ options, database: database.label, sides, memory, strangers, ratios, fill, machine }));
+    process.stdout.write(
+      report({ options, database: database.label, sides, memory, strangers, ratios, fill, machine })
+    );
     process.stdout.write(`${JSON.stringify(ratios)}\n`);
     const missed = Object.entries(TARGETS).filter(([name, t]) => {
       const value = ratios[name];

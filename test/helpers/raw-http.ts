@@ -1,3 +1,4 @@
+import http from 'node:http';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -113,4 +114,44 @@ function wrap(socket: net.Socket): RawConnection {
 export function requestHead(method: string, path: string, headers: Record<string, string | number>): string {
   const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
   return [`${method} ${path} HTTP/1.1`, 'Host: 127.0.0.1', ...lines, '', ''].join('\r\n');
+}
+
+export type ExactPathReply = { status: number; body: any; headers: http.IncomingHttpHeaders };
+
+/** One request whose target is sent byte for byte as written (fetch would resolve `/./` and `/../` itself). */
+export function exactPathRequest(
+  baseUrl: string,
+  method: string,
+  path: string,
+  body = '',
+  headers: Record<string, string> = {}
+): Promise<ExactPathReply> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      {
+        host: hostname,
+        port,
+        method,
+        path,
+        headers: { ...(body ? { 'Content-Type': 'application/json' } : {}), ...headers },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk) => chunks.push(chunk));
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown = text;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            // kept as text for the failure message
+          }
+          resolve({ status: response.statusCode ?? 0, body: parsed, headers: response.headers });
+        });
+      }
+    );
+    request.on('error', reject);
+    request.end(body || undefined);
+  });
 }

@@ -1,9 +1,8 @@
-import http from 'node:http';
 import { signMessage } from '../../server/src/contract/signature';
 import { createTestDatabase } from '../helpers/databases';
 import { rowsOf, snapshotTables, storageOf } from '../helpers/inspect';
 import { startInstance } from '../helpers/instances';
-import { openRaw } from '../helpers/raw-http';
+import { exactPathRequest as rawRequest, openRaw, type ExactPathReply } from '../helpers/raw-http';
 import { signedHeaders, TEST_KEY } from '../helpers/signing';
 import { PREFIX, startSite, type Site } from '../helpers/site';
 
@@ -14,46 +13,6 @@ import { PREFIX, startSite, type Site } from '../helpers/site';
  */
 const WRONG_KEY = 'pb_wrong_key_fedcba9876543210fedcba9876543210';
 const POST_BODY = JSON.stringify({ title: 'Intruder', content: '<p>x</p>', status: 'publish' });
-
-type RawAnswer = { status: number; body: any; headers: http.IncomingHttpHeaders };
-
-/** Sends `path` byte for byte as the request target. */
-function rawRequest(
-  baseUrl: string,
-  method: string,
-  path: string,
-  body = '',
-  headers: Record<string, string> = {}
-): Promise<RawAnswer> {
-  const { hostname, port } = new URL(baseUrl);
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      {
-        host: hostname,
-        port,
-        method,
-        path,
-        headers: { ...(body ? { 'Content-Type': 'application/json' } : {}), ...headers },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk) => chunks.push(chunk));
-        response.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown = text;
-          try {
-            parsed = JSON.parse(text);
-          } catch {
-            // kept as text for the failure message
-          }
-          resolve({ status: response.statusCode ?? 0, body: parsed, headers: response.headers });
-        });
-      }
-    );
-    request.on('error', reject);
-    request.end(body || undefined);
-  });
-}
 
 /** Every spelling of the base path that Strapi's router, or a proxy in front of it, could route to the plugin. */
 const SPELLINGS: Record<string, (route: string) => string> = {
@@ -68,7 +27,8 @@ const SPELLINGS: Record<string, (route: string) => string> = {
   '/../ segment': (route) => `/api/elsewhere/../publish-bridge${route}`,
   'percent-escaped letters': (route) => `/%61pi/publish-bridg%65${route}`,
   'percent-escaped hyphen': (route) => `/api/publish%2Dbridge${route}`,
-  'percent-escaped route letter': (route) => `${PREFIX}${route.replace(/^\/(\w)/, (_m, c: string) => `/%${c.charCodeAt(0).toString(16)}`)}`,
+  'percent-escaped route letter': (route) =>
+    `${PREFIX}${route.replace(/^\/(\w)/, (_m, c: string) => `/%${c.charCodeAt(0).toString(16)}`)}`,
 };
 const capitalise = (route: string) =>
   route.replace(/\/([a-z])/g, (_match, letter: string) => `/${letter.toUpperCase()}`);
@@ -108,11 +68,17 @@ describe('the gate and each route refuse every request that is not authenticated
 
   describe.each(Object.entries(SPELLINGS))('base path spelt %s', (_name, spell) => {
     it('answers 401 or 404 with { error } to unsigned and wrong-key requests on every route', async () => {
-      const answers: Array<[string, RawAnswer]> = [];
+      const answers: Array<[string, ExactPathReply]> = [];
       for (const [method, route, body] of routes()) {
         const path = spell(route.split('?')[0]) + (route.includes('?') ? `?${route.split('?')[1]}` : '');
         const unsigned = await rawRequest(site.baseUrl, method, path, body);
-        const wrongKey = await rawRequest(site.baseUrl, method, path, body, signedHeaders(body, { key: WRONG_KEY }));
+        const wrongKey = await rawRequest(
+          site.baseUrl,
+          method,
+          path,
+          body,
+          signedHeaders(body, { key: WRONG_KEY })
+        );
         answers.push([`unsigned ${method} ${path}`, unsigned], [`wrong key ${method} ${path}`, wrongKey]);
       }
       refusalsSent += answers.length;
@@ -148,7 +114,13 @@ describe('the gate and each route refuse every request that is not authenticated
     }
     expect(unexpected).toEqual([]);
     // The spellings the router itself matches reach the route.
-    const upper = await rawRequest(site.baseUrl, 'GET', SPELLINGS['upper case']('/pages'), '', signedHeaders(''));
+    const upper = await rawRequest(
+      site.baseUrl,
+      'GET',
+      SPELLINGS['upper case']('/pages'),
+      '',
+      signedHeaders('')
+    );
     expect(upper.status).toBe(200);
   });
 
@@ -180,9 +152,11 @@ describe('the gate and each route refuse every request that is not authenticated
     });
 
     it('every contract route lists the check as its first middleware', () => {
-      const { routes: declared } = site.strapi.plugin('publish-bridge').routes['content-api'] as {
-        routes: Array<{ path: string; config: { auth: unknown; middlewares: unknown[] } }>;
-      };
+      const routers = site.strapi.plugin('publish-bridge').routes as unknown as Record<
+        string,
+        { routes: Array<{ path: string; config: { middlewares: unknown[] } }> }
+      >;
+      const declared = routers['content-api'].routes;
       expect(declared.length).toBeGreaterThanOrEqual(11);
       for (const route of declared) {
         expect({ path: route.path, first: route.config.middlewares[0] }).toEqual({
@@ -236,14 +210,22 @@ describe('headers are checked before a byte of the body is read', () => {
     ],
     [
       'a malformed timestamp',
-      () => ({ 'X-API-Key': TEST_KEY, 'X-Publisher-Timestamp': 'soon', 'X-Publisher-Signature': signatureFor('1') }),
+      () => ({
+        'X-API-Key': TEST_KEY,
+        'X-Publisher-Timestamp': 'soon',
+        'X-Publisher-Signature': signatureFor('1'),
+      }),
       /digits only/,
     ],
     [
       'a stale timestamp',
       () => {
         const ts = String(Date.now() - 3_600_000);
-        return { 'X-API-Key': TEST_KEY, 'X-Publisher-Timestamp': ts, 'X-Publisher-Signature': signatureFor(ts) };
+        return {
+          'X-API-Key': TEST_KEY,
+          'X-Publisher-Timestamp': ts,
+          'X-Publisher-Signature': signatureFor(ts),
+        };
       },
       /s old/,
     ],
@@ -258,7 +240,11 @@ describe('headers are checked before a byte of the body is read', () => {
   it('still waits for the body of a request whose headers are right (the signature covers the body)', async () => {
     const ts = timestamp();
     const reply = await Promise.race([
-      announceBody({ 'X-API-Key': TEST_KEY, 'X-Publisher-Timestamp': ts, 'X-Publisher-Signature': signatureFor(ts) }),
+      announceBody({
+        'X-API-Key': TEST_KEY,
+        'X-Publisher-Timestamp': ts,
+        'X-Publisher-Signature': signatureFor(ts),
+      }),
       new Promise<'waiting'>((resolve) => setTimeout(() => resolve('waiting'), 2_000)),
     ]);
     expect(reply).toBe('waiting');
@@ -282,15 +268,22 @@ describe('an exact replay of a signed write gets the first answer and does not r
     const rowsBefore = await postsStored();
     const first = await rawRequest(site.baseUrl, 'POST', `${PREFIX}/posts`, body, headers);
     const again = await rawRequest(site.baseUrl, 'POST', `${PREFIX}/posts`, body, headers);
-    const otherSpelling = await rawRequest(site.baseUrl, 'POST', `${PREFIX}/POSTS/`.toUpperCase(), body, headers);
+    const otherSpelling = await rawRequest(
+      site.baseUrl,
+      'POST',
+      `${PREFIX}/POSTS/`.toUpperCase(),
+      body,
+      headers
+    );
     expect(first.status).toBe(200);
     expect(again).toMatchObject({ status: 200, body: first.body });
     expect(otherSpelling).toMatchObject({ status: 200, body: first.body });
     expect((await postsStored()) - rowsBefore).toBe(1);
 
     await site.strapi.plugin('publish-bridge').service('activity').flush();
-    const notes = (await rowsOf(site.strapi, 'plugin::publish-bridge.activity-entry'))
-      .filter((row) => JSON.stringify(row.notes ?? '').includes('exact replay'));
+    const notes = (await rowsOf(site.strapi, 'plugin::publish-bridge.activity-entry')).filter((row) =>
+      JSON.stringify(row.notes ?? '').includes('exact replay')
+    );
     expect(notes).toHaveLength(2);
   });
 

@@ -2,7 +2,7 @@ import { canonicalPath, pathBelowPrefix } from '../../server/src/utils/prefix-pa
 
 const PREFIX = '/api/publish-bridge';
 
-describe('pathBelowPrefix: every spelling Strapi or a proxy could route to the plugin is the plugin\'s', () => {
+describe("pathBelowPrefix: every spelling Strapi or a proxy could route to the plugin is the plugin's", () => {
   it.each([
     ['/api/publish-bridge/pages', '/pages'],
     ['/API/PUBLISH-BRIDGE/PAGES', '/pages'],

@@ -145,7 +145,11 @@ function checkTimestamp(timestamp: string, now: number, toleranceMs: number): Au
 }
 
 /** The HMAC over the exact body, once `verifyHeaders` accepted the headers with `key`; undefined when it matches. */
-export function signatureMismatch(headers: AuthHeaders, rawBody: Buffer, key: string): AuthFailure | undefined {
+export function signatureMismatch(
+  headers: AuthHeaders,
+  rawBody: Buffer,
+  key: string
+): AuthFailure | undefined {
   const expected = signMessage(key, headers.timestamp ?? '', rawBody);
   if (constantTimeEqual(headers.signature ?? '', expected)) return undefined;
   return fail(
@@ -158,5 +162,7 @@ export function signatureMismatch(headers: AuthHeaders, rawBody: Buffer, key: st
 export function verifyRequest(options: VerifyOptions): AuthResult {
   const headerCheck = verifyHeaders(options);
   if (!headerCheck.ok) return headerCheck;
-  return signatureMismatch(options.headers, options.rawBody, options.keys[headerCheck.keyIndex]) ?? headerCheck;
+  return (
+    signatureMismatch(options.headers, options.rawBody, options.keys[headerCheck.keyIndex]) ?? headerCheck
+  );
 }

@@ -19,9 +19,7 @@ export class AddressRefused extends Error {
     readonly literal: boolean
   ) {
     super(
-      literal
-        ? `${host} is a ${kind} address`
-        : `${host} resolves to ${address}, which is a ${kind} address`
+      literal ? `${host} is a ${kind} address` : `${host} resolves to ${address}, which is a ${kind} address`
     );
     this.name = 'AddressRefused';
   }

@@ -92,4 +92,5 @@ export const isRetryableConflict = (error: unknown) =>
   codesOf(error).some((code) => UNIQUE_VIOLATIONS.has(code) || TRANSIENT_CONFLICTS.has(code));
 
 /** Another row already holds the value a unique index guards. */
-export const isUniqueViolation = (error: unknown) => codesOf(error).some((code) => UNIQUE_VIOLATIONS.has(code));
+export const isUniqueViolation = (error: unknown) =>
+  codesOf(error).some((code) => UNIQUE_VIOLATIONS.has(code));
