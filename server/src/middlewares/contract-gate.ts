@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
 import type { Context, Next } from 'koa';
 import { ContractError, errorBody } from '../contract/errors';
-import { HEADER_API_KEY, HEADER_SIGNATURE, HEADER_TIMESTAMP, verifyRequest } from '../contract/signature';
+import {
+  HEADER_API_KEY,
+  HEADER_SIGNATURE,
+  HEADER_TIMESTAMP,
+  verifyRequest,
+  type AuthFailureReason,
+} from '../contract/signature';
 import { PLUGIN_ID } from '../constants';
 import { parseJsonBody } from '../utils/json-body';
 import { readRawBody } from '../utils/raw-body';
@@ -33,6 +39,7 @@ export function createContractGate(strapi: Core.Strapi) {
     const requestId = randomUUID();
     const startedAt = Date.now();
     ctx.set('X-Request-Id', requestId);
+    let refusal: AuthFailureReason | undefined;
     try {
       const rawBody = await readRawBody(ctx.req, { limit: bodyLimit, timeoutMs: bodyTimeoutMs });
       const verdict = verifyRequest({
@@ -46,7 +53,10 @@ export function createContractGate(strapi: Core.Strapi) {
         now: Date.now(),
         toleranceMs: timestampToleranceMs,
       });
-      if (!verdict.ok) throw new ContractError(401, verdict.message);
+      if (!verdict.ok) {
+        refusal = verdict.reason;
+        throw new ContractError(401, verdict.message);
+      }
 
       const state: ContractState = { requestId, rawBody, body: parseJsonBody(rawBody) };
       ctx.state.publishBridge = state;
@@ -56,8 +66,25 @@ export function createContractGate(strapi: Core.Strapi) {
       answerError(ctx, error, requestId);
     }
     normaliseAnswer(ctx);
-    recordActivity(ctx, requestId, startedAt, prefix);
+    if (ctx.status === 401) recordRefusal(ctx, startedAt, refusal ?? 'unauthenticated');
+    else recordActivity(ctx, requestId, startedAt, prefix);
   };
+
+  /** Anyone can send these: they are counted per minute, reason and address, not logged one by one. */
+  function recordRefusal(ctx: Context, startedAt: number, reason: string) {
+    strapi
+      .plugin(PLUGIN_ID)
+      .service('activity')
+      .recordRefusal({
+        at: new Date(startedAt),
+        reason,
+        sourceAddress: ctx.ip,
+        method: ctx.method,
+        path: ctx.path,
+        status: ctx.status,
+        message: (ctx.body as { error?: string } | undefined)?.error ?? '',
+      });
+  }
 
   /** Queued, not awaited: the log must never slow down or fail the request it describes. */
   function recordActivity(ctx: Context, requestId: string, startedAt: number, prefix: string) {
