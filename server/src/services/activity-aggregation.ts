@@ -76,7 +76,18 @@ export function createRefusalTally({ maxAddressesPerMinute = DEFAULT_MAX_ADDRESS
         return;
       }
       const { at, reason, method, path, status, message } = refusal;
-      aggregates.set(key, { minute, reason, sourceAddress, count: 1, firstAt: at, lastAt: at, method, path, status, message });
+      aggregates.set(key, {
+        minute,
+        reason,
+        sourceAddress,
+        count: 1,
+        firstAt: at,
+        lastAt: at,
+        method,
+        path,
+        status,
+        message,
+      });
     },
 
     /**
