@@ -1,4 +1,5 @@
 import { rowsOf } from '../helpers/inspect';
+import { startInstance } from '../helpers/instances';
 import { PREFIX, startSite, type Reply, type Site } from '../helpers/site';
 
 /**
@@ -145,4 +146,54 @@ test('forged source addresses behind a trusted proxy fold into a bounded number 
   } finally {
     app.proxy = trustedProxy;
   }
+});
+
+test('a log table written by an older version gains the new columns at boot and keeps its rows', async () => {
+  const knex = site.strapi.db.connection;
+  const table = 'publish_bridge_activity';
+  const added = ['request_count', 'refusal', 'source_address', 'last_seen_at'];
+  // The table and the stored schema as the previous version of the plugin left them, with a row.
+  await knex.schema.alterTable(table, (builder) => builder.dropColumns(...added));
+  const [stored] = await knex('strapi_database_schema').select('*');
+  const schema = typeof stored.schema === 'string' ? JSON.parse(stored.schema) : stored.schema;
+  const storedTable = schema.tables.find((candidate: { name: string }) => candidate.name === table);
+  storedTable.columns = storedTable.columns.filter(
+    (column: { name: string }) => !added.includes(column.name)
+  );
+  await knex('strapi_database_schema')
+    .where({ id: stored.id })
+    .update({ schema: JSON.stringify(schema), hash: 'previous-version' });
+  await knex(table).insert({
+    received_at: new Date(),
+    request_id: 'from-the-previous-version',
+    method: 'POST',
+    path: `${PREFIX}/handshake`,
+    action: 'handshake',
+    http_status: 200,
+    outcome: 'success',
+    duration_ms: 3,
+  });
+
+  // A new instance boots on that database, as after an upgrade.
+  const upgraded = await startInstance({ ...site.database.env, PUBLISH_BRIDGE_CONTENT_TYPES: 'plugin' });
+  await upgraded.stop();
+
+  for (const column of added) expect(await knex.schema.hasColumn(table, column)).toBe(true);
+  activity().recordRefusal({
+    at: new Date(),
+    reason: 'wrong_key',
+    sourceAddress: '203.0.113.7',
+    method: 'GET',
+    path: `${PREFIX}/pages`,
+    status: 401,
+    message: 'wrong key',
+  });
+  await activity().flush();
+  const { results } = await activity().list({ page: 1, pageSize: 10, filters: [] });
+  expect(
+    results.map((item: any) => [item.requestId, item.action, item.requestCount, item.sourceAddress])
+  ).toEqual([
+    [undefined, 'unauthenticated', 1, '203.0.113.7'],
+    ['from-the-previous-version', 'handshake', 1, undefined],
+  ]);
 });

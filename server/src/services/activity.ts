@@ -336,7 +336,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const toItem = (row: ActivityRow, entry?: EntryLocation): ActivityItem => ({
     id: row.id,
     receivedAt: new Date(row.receivedAt).toISOString(),
-    requestId: row.requestId,
+    requestId: row.requestId ?? undefined,
     method: row.method,
     path: row.path,
     action: row.action,
