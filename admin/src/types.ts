@@ -21,7 +21,7 @@ export type ActivityItem = {
   notes?: string[];
   entry?: EntryLocation;
   /** 1, or how many unauthenticated refusals an aggregate row counts. */
-  requestCount: number;
+  count: number;
   /** Aggregates only: the refusal's code (`wrong_key`, ...), the address (none: other addresses), the last one's time. */
   refusal?: string;
   sourceAddress?: string;

@@ -61,7 +61,7 @@ async function loggedRows() {
 
 const countsByRefusal = (aggregates: Record<string, any>[]) => {
   const counts: Record<string, number> = {};
-  for (const row of aggregates) counts[row.refusal] = (counts[row.refusal] ?? 0) + Number(row.requestCount);
+  for (const row of aggregates) counts[row.refusal] = (counts[row.refusal] ?? 0) + Number(row.count);
   return counts;
 };
 
@@ -80,7 +80,7 @@ test('2,000 refusals become a few counted rows, and every signed delivery keeps 
 
   const { individual, aggregates } = await loggedRows();
   expect(individual.map((row) => row.requestId)).toEqual([...before, ...between, ...after]);
-  expect(individual.every((row) => row.requestCount === 1 && row.httpStatus === 200)).toBe(true);
+  expect(individual.every((row) => row.count === 1 && row.httpStatus === 200)).toBe(true);
 
   expect(countsByRefusal(aggregates)).toEqual({ missing_header: 1_000, wrong_key: 1_000 });
   expect(aggregates.length).toBeLessThanOrEqual(2 * minutes);
@@ -140,7 +140,7 @@ test('forged source addresses behind a trusted proxy fold into a bounded number 
     expect(addresses.has(forged(0))).toBe(true);
     const folded = aggregates.filter((row) => row.sourceAddress === null);
     expect(folded.length).toBeGreaterThan(0);
-    expect(folded.reduce((sum, row) => sum + Number(row.requestCount), 0)).toBeGreaterThanOrEqual(
+    expect(folded.reduce((sum, row) => sum + Number(row.count), 0)).toBeGreaterThanOrEqual(
       sent - 100 * minutes
     );
   } finally {
@@ -151,7 +151,7 @@ test('forged source addresses behind a trusted proxy fold into a bounded number 
 test('a log table written by an older version gains the new columns at boot and keeps its rows', async () => {
   const knex = site.strapi.db.connection;
   const table = 'publish_bridge_activity';
-  const added = ['request_count', 'refusal', 'source_address', 'last_seen_at'];
+  const added = ['count', 'refusal', 'source_address', 'last_seen_at'];
   // The table and the stored schema as the previous version of the plugin left them, with a row.
   await knex.schema.alterTable(table, (builder) => builder.dropColumns(...added));
   const [stored] = await knex('strapi_database_schema').select('*');
@@ -190,9 +190,7 @@ test('a log table written by an older version gains the new columns at boot and 
   });
   await activity().flush();
   const { results } = await activity().list({ page: 1, pageSize: 10, filters: [] });
-  expect(
-    results.map((item: any) => [item.requestId, item.action, item.requestCount, item.sourceAddress])
-  ).toEqual([
+  expect(results.map((item: any) => [item.requestId, item.action, item.count, item.sourceAddress])).toEqual([
     [undefined, 'unauthenticated', 1, '203.0.113.7'],
     ['from-the-previous-version', 'handshake', 1, undefined],
   ]);

@@ -299,13 +299,13 @@ describe('activity log', () => {
     expect(items[3].reason).toContain('Missing header X-API-Key');
     expect(items[3]).toMatchObject({
       refusal: 'missing_header',
-      requestCount: 1,
+      count: 1,
       sourceAddress: '127.0.0.1',
     });
     expect(items[4].reason).toMatch(/600 s old/);
-    expect(items[4]).toMatchObject({ refusal: 'stale_timestamp', requestCount: 1 });
+    expect(items[4]).toMatchObject({ refusal: 'stale_timestamp', count: 1 });
     expect(items[4].lastSeenAt).toBeDefined();
-    expect(items[2]).toMatchObject({ requestCount: 1 });
+    expect(items[2]).toMatchObject({ count: 1 });
     expect(items[2].refusal).toBeUndefined();
     expect(items[5].reason).toContain('status');
     expect(items[0].reason).toBeUndefined();
@@ -380,7 +380,7 @@ describe('activity log', () => {
       'GET',
       activityUrl({ filters: [{ action: 'unauthenticated' }] })
     );
-    expect(refused.body.results.map((item: any) => [item.refusal, item.requestCount])).toEqual([
+    expect(refused.body.results.map((item: any) => [item.refusal, item.count])).toEqual([
       ['missing_header', 2],
     ]);
     expect(refused.body.filterOptions.action).toContain('unauthenticated');

@@ -32,7 +32,7 @@ export function useRefusalText() {
     /** "Refused 1,234× · wrong key · from 203.0.113.7" */
     summary: (item: ActivityItem & { refusal: string }) =>
       t('activity.refusal.summary', 'Refused {count}× · {reason} · from {source}', {
-        count: formatNumber(item.requestCount),
+        count: formatNumber(item.count),
         reason: reason(item.refusal),
         source: source(item),
       }),
@@ -42,7 +42,7 @@ export function useRefusalText() {
         label: t('activity.refusal.lastSeen', 'Last refused'),
         value: item.lastSeenAt ? formatDateTime(item.lastSeenAt) : '-',
       },
-      { label: t('activity.refusal.count', 'Requests refused'), value: formatNumber(item.requestCount) },
+      { label: t('activity.refusal.count', 'Requests refused'), value: formatNumber(item.count) },
       { label: t('activity.refusal.reason', 'Refused because'), value: reason(item.refusal) },
       { label: t('activity.refusal.source', 'Source address'), value: source(item) },
       { label: t('activity.refusal.sample', 'First request'), value: `${item.method} ${item.path}` },

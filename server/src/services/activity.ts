@@ -57,7 +57,7 @@ export type ActivityEntry = {
   reason?: string;
   notes?: string[];
   /** How many requests the row stands for: 1, or the count of an aggregate of refusals. */
-  requestCount: number;
+  count: number;
   /** Aggregates only: the refusal's code (e.g. `wrong_key`), the address (none when folded) and the last one's time. */
   refusal?: string;
   sourceAddress?: string;
@@ -67,11 +67,11 @@ export type ActivityEntry = {
 /** A Strapi entry an id points at, for a link to the Content Manager. */
 export type EntryLocation = { uid: string; documentId: string };
 
-type ActivityRow = Omit<ActivityEntry, 'requestCount'> & { id: number; requestCount: number | null };
-export type ActivityItem = Omit<ActivityRow, 'receivedAt' | 'lastSeenAt' | 'requestCount'> & {
+type ActivityRow = Omit<ActivityEntry, 'count'> & { id: number; count: number | null };
+export type ActivityItem = Omit<ActivityRow, 'receivedAt' | 'lastSeenAt' | 'count'> & {
   receivedAt: string;
   lastSeenAt?: string;
-  requestCount: number;
+  count: number;
   entry?: EntryLocation;
 };
 
@@ -148,7 +148,7 @@ export function entryOf(exchange: Exchange): ActivityEntry {
     notes: exchange.notes?.length
       ? exchange.notes.slice(0, LIMITS.notes).map((note) => fit(String(note), LIMITS.note))
       : undefined,
-    requestCount: 1,
+    count: 1,
   };
 }
 
@@ -163,7 +163,7 @@ export function entryOfAggregate(aggregate: RefusalAggregate): ActivityEntry {
     httpStatus: aggregate.status,
     outcome: outcomeOf(aggregate.status),
     reason: fit(aggregate.message, LIMITS.reason),
-    requestCount: aggregate.count,
+    count: aggregate.count,
     refusal: aggregate.reason,
     sourceAddress: aggregate.sourceAddress ?? undefined,
   };
@@ -346,7 +346,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     durationMs: row.durationMs ?? undefined,
     reason: row.reason ?? undefined,
     notes: row.notes ?? undefined,
-    requestCount: row.requestCount ?? 1,
+    count: row.count ?? 1,
     refusal: row.refusal ?? undefined,
     sourceAddress: row.sourceAddress ?? undefined,
     lastSeenAt: row.lastSeenAt ? new Date(row.lastSeenAt).toISOString() : undefined,
