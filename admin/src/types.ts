@@ -20,6 +20,12 @@ export type ActivityItem = {
   reason?: string;
   notes?: string[];
   entry?: EntryLocation;
+  /** 1, or how many unauthenticated refusals an aggregate row counts. */
+  count: number;
+  /** Aggregates only: the refusal's code (`wrong_key`, ...), the address (none: other addresses), the last one's time. */
+  refusal?: string;
+  sourceAddress?: string;
+  lastSeenAt?: string;
 };
 
 export type Capability = { name: string; description: string; enabled: boolean; enabledByDefault: boolean };

@@ -261,7 +261,7 @@ describe('activity log', () => {
   });
   beforeEach(clearActivity);
 
-  test('records every contract request: action, status, entity, duration and the reason of a rejection', async () => {
+  test('records every signed request: action, status, entity, duration and the reason of a rejection; refusals are counted', async () => {
     expect((await site.send('POST', '/handshake', {})).status).toBe(200);
     const created = await site.send('POST', '/posts', {
       title: 'Logged',
@@ -289,18 +289,27 @@ describe('activity log', () => {
       ['POST', `${PREFIX}/handshake`, 'handshake', 200, 'success'],
       ['POST', `${PREFIX}/posts`, 'posts.create', 200, 'success'],
       ['PUT', `${PREFIX}/posts/${id}`, 'posts.update', 200, 'success'],
-      ['POST', `${PREFIX}/posts`, 'posts.create', 401, 'rejected'],
-      ['POST', `${PREFIX}/handshake`, 'handshake', 401, 'rejected'],
+      ['POST', `${PREFIX}/posts`, 'unauthenticated', 401, 'rejected'],
+      ['POST', `${PREFIX}/handshake`, 'unauthenticated', 401, 'rejected'],
       ['POST', `${PREFIX}/posts`, 'posts.create', 400, 'rejected'],
       ['GET', `${PREFIX}/nowhere`, 'unknown', 404, 'rejected'],
     ]);
     expect(items[1]).toMatchObject({ entityId: id, entry: { uid: postUid(), documentId: id } });
     expect(items[2]).toMatchObject({ entityId: id, entry: { uid: postUid(), documentId: id } });
     expect(items[3].reason).toContain('Missing header X-API-Key');
+    expect(items[3]).toMatchObject({
+      refusal: 'missing_header',
+      count: 1,
+      sourceAddress: '127.0.0.1',
+    });
     expect(items[4].reason).toMatch(/600 s old/);
+    expect(items[4]).toMatchObject({ refusal: 'stale_timestamp', count: 1 });
+    expect(items[4].lastSeenAt).toBeDefined();
+    expect(items[2]).toMatchObject({ count: 1 });
+    expect(items[2].refusal).toBeUndefined();
     expect(items[5].reason).toContain('status');
     expect(items[0].reason).toBeUndefined();
-    for (const item of items) {
+    for (const item of items.filter((entry: any) => !entry.refusal)) {
       expect(item.durationMs).toBeGreaterThanOrEqual(0);
       expect(Number.isNaN(Date.parse(item.receivedAt))).toBe(false);
     }
@@ -357,6 +366,7 @@ describe('activity log', () => {
   test('is paged and filtered by outcome and action', async () => {
     for (let i = 0; i < 3; i += 1) await site.send('POST', '/handshake', {});
     await site.send('POST', '/handshake', {}, { unsigned: true });
+    await site.send('POST', '/handshake', {}, { unsigned: true });
     await site.send('POST', '/posts', { title: 'Filtered', content: '<p>x</p>', status: 'draft' });
     await plugin().service('activity').flush();
 
@@ -366,6 +376,14 @@ describe('activity log', () => {
 
     const rejected = await superAdmin.request('GET', activityUrl({ filters: [{ outcome: 'rejected' }] }));
     expect(rejected.body.results.map((item: any) => item.httpStatus)).toEqual([401]);
+    const refused = await superAdmin.request(
+      'GET',
+      activityUrl({ filters: [{ action: 'unauthenticated' }] })
+    );
+    expect(refused.body.results.map((item: any) => [item.refusal, item.count])).toEqual([
+      ['missing_header', 2],
+    ]);
+    expect(refused.body.filterOptions.action).toContain('unauthenticated');
 
     const creates = await superAdmin.request('GET', activityUrl({ filters: [{ action: 'posts.create' }] }));
     expect(creates.body.results.map((item: any) => item.action)).toEqual(['posts.create']);

@@ -10,6 +10,7 @@ import { getTranslation } from '../utils/getTranslation';
 import { DetailsModal } from './DetailsModal';
 import { EntryLink } from './EntryLink';
 import { HttpStatus } from './HttpStatus';
+import { isRefusalAggregate, useRefusalText } from './refusals';
 
 const OUTCOME_LABELS = { success: 'Success', rejected: 'Rejected', error: 'Error' } as const;
 
@@ -18,6 +19,7 @@ export const ActivityTab = ({ prefix }: { prefix: string }) => {
   const { formatMessage } = useIntl();
   const formatDateTime = useFormatDateTime();
   const formatShortDateTime = useFormatDateTime('short');
+  const refusalText = useRefusalText();
   const [{ query }] = useQueryParams<{ page?: string; pageSize?: string; filters?: unknown }>();
   const [selected, setSelected] = React.useState<ActivityItem>();
   const { data, isLoading, isFetching, isError, refetch } = useGetPublishBridgeActivityQuery(
@@ -69,6 +71,44 @@ export const ActivityTab = ({ prefix }: { prefix: string }) => {
   ];
 
   const shortPath = (path: string) => (path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : path);
+  const requestText = (item: ActivityItem) =>
+    isRefusalAggregate(item) ? refusalText.summary(item) : `${item.method} ${shortPath(item.path)}`;
+
+  /** An aggregate of refusals has no single request: its details are counts, times and a sample. */
+  const detailsOf = (item: ActivityItem) =>
+    isRefusalAggregate(item)
+      ? {
+          title: refusalText.summary(item),
+          facts: [
+            ...refusalText.facts(item, formatDateTime),
+            {
+              label: t('activity.column.status', 'Status'),
+              value: `${item.httpStatus} (${outcomeLabel(item.outcome)})`,
+            },
+          ],
+        }
+      : {
+          title: `${item.method} ${item.path}`,
+          facts: [
+            { label: t('activity.column.time', 'Time'), value: formatDateTime(item.receivedAt) },
+            { label: t('activity.column.action', 'Action'), value: item.action },
+            {
+              label: t('activity.column.status', 'Status'),
+              value: `${item.httpStatus} (${outcomeLabel(item.outcome)})`,
+            },
+            {
+              label: t('activity.column.duration', 'Duration'),
+              value: item.durationMs === undefined ? '-' : `${item.durationMs} ms`,
+            },
+            {
+              label: t('activity.column.entry', 'Entry'),
+              value: <EntryLink id={item.entityId} entry={item.entry} />,
+            },
+            { label: t('activity.requestId', 'Request id'), value: item.requestId ?? '-' },
+            { label: t('activity.column.reason', 'Reason'), value: item.reason ?? '-' },
+            { label: t('activity.notes', 'Notes'), value: item.notes?.join('\n') || '-' },
+          ],
+        };
 
   if (isError) return <Page.Error />;
   const results = data?.results ?? [];
@@ -82,6 +122,12 @@ export const ActivityTab = ({ prefix }: { prefix: string }) => {
             <Filters.Popover zIndex={499} />
             <Filters.List />
           </Filters.Root>
+          <Typography variant="pi" textColor="neutral600">
+            {t(
+              'activity.refusal.hint',
+              'Requests that fail authentication are counted per minute, reason and source address, and appear once their minute has ended.'
+            )}
+          </Typography>
         </Flex>
         <Button
           variant="tertiary"
@@ -114,9 +160,7 @@ export const ActivityTab = ({ prefix }: { prefix: string }) => {
                   <Typography textColor="neutral800">{formatShortDateTime(item.receivedAt)}</Typography>
                 </Table.Cell>
                 <Table.Cell>
-                  <Typography textColor="neutral800">
-                    {item.method} {shortPath(item.path)}
-                  </Typography>
+                  <Typography textColor="neutral800">{requestText(item)}</Typography>
                 </Table.Cell>
                 <Table.Cell>
                   <HttpStatus status={item.httpStatus} outcome={item.outcome} />
@@ -149,31 +193,7 @@ export const ActivityTab = ({ prefix }: { prefix: string }) => {
           <Pagination.Links />
         </Pagination.Root>
       ) : null}
-      {selected ? (
-        <DetailsModal
-          title={`${selected.method} ${selected.path}`}
-          onClose={() => setSelected(undefined)}
-          facts={[
-            { label: t('activity.column.time', 'Time'), value: formatDateTime(selected.receivedAt) },
-            { label: t('activity.column.action', 'Action'), value: selected.action },
-            {
-              label: t('activity.column.status', 'Status'),
-              value: `${selected.httpStatus} (${outcomeLabel(selected.outcome)})`,
-            },
-            {
-              label: t('activity.column.duration', 'Duration'),
-              value: selected.durationMs === undefined ? '-' : `${selected.durationMs} ms`,
-            },
-            {
-              label: t('activity.column.entry', 'Entry'),
-              value: <EntryLink id={selected.entityId} entry={selected.entry} />,
-            },
-            { label: t('activity.requestId', 'Request id'), value: selected.requestId ?? '-' },
-            { label: t('activity.column.reason', 'Reason'), value: selected.reason ?? '-' },
-            { label: t('activity.notes', 'Notes'), value: selected.notes?.join('\n') || '-' },
-          ]}
-        />
-      ) : null}
+      {selected ? <DetailsModal {...detailsOf(selected)} onClose={() => setSelected(undefined)} /> : null}
     </Flex>
   );
 };

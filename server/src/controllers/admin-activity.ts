@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { describeZodError } from '../contract/errors';
 import { PLUGIN_ID } from '../constants';
-import { CONTRACT_ACTIONS, OUTCOMES, type ActivityFilter } from '../services/activity';
+import { FILTERABLE_ACTIONS, OUTCOMES, type ActivityFilter } from '../services/activity';
 
 /** The operators Strapi's admin `Filters` offers for an enumeration; `$null`/`$notNull` carry "true" or "false". */
 const condition = z
@@ -39,7 +39,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
     ctx.body = {
       results,
       pagination,
-      filterOptions: { outcome: OUTCOMES, action: [...CONTRACT_ACTIONS, 'unknown'] },
+      filterOptions: { outcome: OUTCOMES, action: FILTERABLE_ACTIONS },
     };
   },
 });

@@ -9,6 +9,7 @@ import {
   signatureMismatch,
   verifyHeaders,
   type AuthFailure,
+  type AuthFailureReason,
   type AuthHeaders,
 } from '../contract/signature';
 import { PLUGIN_ID } from '../constants';
@@ -35,6 +36,8 @@ type Passage = {
   pathBelow: string;
   /** Set once this request claimed its fingerprint: its answer is kept for replays. */
   fingerprint?: string;
+  /** Why authentication failed, for a request anyone could have sent. */
+  refusal?: AuthFailureReason;
 };
 
 /**
@@ -59,12 +62,29 @@ export function createContractGate(strapi: Core.Strapi) {
       const headers = await authenticate(ctx, passage);
       await runOnce(ctx, headers, passage, next);
     } catch (error) {
+      if (error instanceof Unauthenticated) passage.refusal = error.failure.reason;
       answerError(ctx, error, passage.requestId);
     }
     normaliseAnswer(ctx);
     if (passage.fingerprint) await keepAnswer(ctx, passage.fingerprint);
-    recordActivity(ctx, passage);
+    if (passage.refusal) recordRefusal(ctx, passage, passage.refusal);
+    else recordActivity(ctx, passage);
   };
+
+  /** Anyone can send these: they are counted per minute, reason and address, not logged one by one. */
+  function recordRefusal(ctx: Context, { startedAt }: Passage, reason: string) {
+    plugin()
+      .service('activity')
+      .recordRefusal({
+        at: new Date(startedAt),
+        reason,
+        sourceAddress: ctx.ip,
+        method: ctx.method,
+        path: ctx.path,
+        status: ctx.status,
+        message: (ctx.body as { error?: string } | undefined)?.error ?? '',
+      });
+  }
 
   /** Headers first, so a stranger's body is never buffered; then the signature over the exact bytes. */
   async function authenticate(ctx: Context, { requestId }: Passage): Promise<AuthHeaders> {

@@ -18,4 +18,13 @@ export default (_config: unknown, { strapi }: { strapi: Core.Strapi }) =>
     );
     ctx.status = 401;
     ctx.body = errorBody(NOT_VERIFIED_MESSAGE);
+    strapi.plugin(PLUGIN_ID).service('activity').recordRefusal({
+      at: new Date(),
+      reason: 'not_verified_by_gate',
+      sourceAddress: ctx.ip,
+      method: ctx.method,
+      path: ctx.path,
+      status: 401,
+      message: NOT_VERIFIED_MESSAGE,
+    });
   };

@@ -2,6 +2,7 @@ import type { Core } from '@strapi/strapi';
 import type { PluginConfig } from '../config';
 import { PLUGIN_ID } from '../constants';
 import { RESOURCE_KINDS } from '../mapping/catalogue';
+import { createRefusalTally, type Refusal, type RefusalAggregate } from './activity-aggregation';
 
 export const ACTIVITY_UID = 'plugin::publish-bridge.activity-entry';
 
@@ -23,6 +24,10 @@ export const CONTRACT_ACTIONS = [
   'pages.list',
 ] as const;
 
+/** The action of an aggregate row: refusals of requests that were not authenticated, counted per minute. */
+export const UNAUTHENTICATED_ACTION = 'unauthenticated';
+export const FILTERABLE_ACTIONS = [...CONTRACT_ACTIONS, 'unknown', UNAUTHENTICATED_ACTION] as const;
+
 /** One answered request as the contract gate sees it; the body is read here, never stored. */
 export type Exchange = {
   requestId: string;
@@ -41,23 +46,34 @@ export type Exchange = {
 
 export type ActivityEntry = {
   receivedAt: Date;
-  requestId: string;
+  requestId?: string;
   method: string;
   path: string;
   action: string;
   httpStatus: number;
   outcome: Outcome;
   entityId?: string;
-  durationMs: number;
+  durationMs?: number;
   reason?: string;
   notes?: string[];
+  /** How many requests the row stands for: 1, or the count of an aggregate of refusals. */
+  count: number;
+  /** Aggregates only: the refusal's code (e.g. `wrong_key`), the address (none when folded) and the last one's time. */
+  refusal?: string;
+  sourceAddress?: string;
+  lastSeenAt?: Date;
 };
 
 /** A Strapi entry an id points at, for a link to the Content Manager. */
 export type EntryLocation = { uid: string; documentId: string };
 
-type ActivityRow = ActivityEntry & { id: number };
-export type ActivityItem = Omit<ActivityRow, 'receivedAt'> & { receivedAt: string; entry?: EntryLocation };
+type ActivityRow = Omit<ActivityEntry, 'count'> & { id: number; count: number | null };
+export type ActivityItem = Omit<ActivityRow, 'receivedAt' | 'lastSeenAt' | 'count'> & {
+  receivedAt: string;
+  lastSeenAt?: string;
+  count: number;
+  entry?: EntryLocation;
+};
 
 export type ActivityFilter = Partial<Record<'outcome' | 'action', Record<string, string | boolean>>>;
 
@@ -66,8 +82,23 @@ const MAX_BATCH = 100;
 /** While the database refuses writes, entries wait in memory up to this many; older ones are dropped. */
 const MAX_QUEUED = 5_000;
 const PRUNE_INTERVAL_MS = 60 * 60_000;
+/** A minute's aggregates are written this long after it ends, so refusals answered at its very end are in. */
+const MINUTE_END_GRACE_MS = 1_000;
 const DAY_MS = 24 * 3_600_000;
-const LIMITS = { method: 16, path: 255, action: 64, entityId: 191, reason: 2_000, note: 500, notes: 20 };
+const LIMITS = {
+  method: 16,
+  path: 255,
+  action: 64,
+  entityId: 191,
+  reason: 2_000,
+  note: 500,
+  notes: 20,
+  refusal: 64,
+  sourceAddress: 64,
+};
+
+/** Aggregates are written after their minute, so a row's id is not its place in time. */
+const NEWEST_FIRST = [{ receivedAt: 'desc' }, { id: 'desc' }];
 
 const ITEM_VERBS: Record<string, string> = { PUT: 'update', PATCH: 'update', DELETE: 'delete', GET: 'read' };
 const COLLECTION_VERBS: Record<string, string> = { POST: 'create', GET: 'list' };
@@ -117,6 +148,24 @@ export function entryOf(exchange: Exchange): ActivityEntry {
     notes: exchange.notes?.length
       ? exchange.notes.slice(0, LIMITS.notes).map((note) => fit(String(note), LIMITS.note))
       : undefined,
+    count: 1,
+  };
+}
+
+/** One row for an aggregate of refusals; the method and path are the first refusal's, as a sample. */
+export function entryOfAggregate(aggregate: RefusalAggregate): ActivityEntry {
+  return {
+    receivedAt: aggregate.firstAt,
+    lastSeenAt: aggregate.lastAt,
+    method: fit(aggregate.method, LIMITS.method),
+    path: fit(aggregate.path, LIMITS.path),
+    action: UNAUTHENTICATED_ACTION,
+    httpStatus: aggregate.status,
+    outcome: outcomeOf(aggregate.status),
+    reason: fit(aggregate.message, LIMITS.reason),
+    count: aggregate.count,
+    refusal: aggregate.reason,
+    sourceAddress: aggregate.sourceAddress ?? undefined,
   };
 }
 
@@ -124,13 +173,17 @@ export function entryOf(exchange: Exchange): ActivityEntry {
  * The site-side log of contract requests. Entries are queued and written in batches after
  * the answer has gone, so a slow or failing database never delays or fails the request
  * being logged. Retention is bounded by count and age (plugin config `activityLog`).
+ * Unauthenticated refusals are counted in memory (activity-aggregation.ts) and written as one
+ * row per minute, reason and address once their minute has ended, or at a forced `flush()`.
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const query = () => strapi.db.query(ACTIVITY_UID as never);
   const config = () => (strapi.config.get(`plugin::${PLUGIN_ID}`) as PluginConfig).activityLog;
 
   let queue: ActivityEntry[] = [];
+  const refusals = createRefusalTally();
   let timer: NodeJS.Timeout | undefined;
+  let minuteTimer: NodeJS.Timeout | undefined;
   let writing: Promise<void> = Promise.resolve();
   let writtenSincePrune = 0;
   let lastPruneAt = 0;
@@ -142,9 +195,28 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     }
     timer = setTimeout(() => {
       timer = undefined;
-      void flush();
+      void write({ openMinutes: false });
     }, delayMs);
     timer.unref?.();
+  }
+
+  /** Wakes up when the earliest counted minute has ended, so its aggregates are written without new traffic. */
+  function scheduleMinuteEnd() {
+    const end = refusals.nextMinuteEnd();
+    if (minuteTimer || !end) return;
+    minuteTimer = setTimeout(
+      () => {
+        minuteTimer = undefined;
+        void write({ openMinutes: false }).then(scheduleMinuteEnd);
+      },
+      Math.max(0, end.getTime() - Date.now()) + MINUTE_END_GRACE_MS
+    );
+    minuteTimer.unref?.();
+  }
+
+  function enqueue(entries: ActivityEntry[]) {
+    queue.push(...entries);
+    if (queue.length > MAX_QUEUED) queue = queue.slice(queue.length - MAX_QUEUED);
   }
 
   /** Knex drops its pool on `strapi.destroy()`; a batch due after that has nowhere to go. */
@@ -201,11 +273,21 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return { written, refusal };
   }
 
-  /** Writes everything queued so far; resolves once it is stored (or the attempt failed and was logged). */
-  function flush(): Promise<void> {
-    writing = writing.then(writeQueued, writeQueued);
+  /**
+   * Writes what is queued and the aggregates of ended minutes; with `openMinutes`, those of the
+   * current minute too (a later refusal in that minute starts a new aggregate: two rows, no lost count).
+   */
+  function write({ openMinutes }: { openMinutes: boolean }): Promise<void> {
+    const run = () => {
+      enqueue(refusals.take(openMinutes ? undefined : new Date()).map(entryOfAggregate));
+      return writeQueued();
+    };
+    writing = writing.then(run, run);
     return writing;
   }
+
+  /** Writes everything recorded so far; resolves once it is stored (or the attempt failed and was logged). */
+  const flush = () => write({ openMinutes: true });
 
   const pruneIsDue = () => Date.now() - lastPruneAt > PRUNE_INTERVAL_MS;
 
@@ -254,16 +336,20 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const toItem = (row: ActivityRow, entry?: EntryLocation): ActivityItem => ({
     id: row.id,
     receivedAt: new Date(row.receivedAt).toISOString(),
-    requestId: row.requestId,
+    requestId: row.requestId ?? undefined,
     method: row.method,
     path: row.path,
     action: row.action,
     httpStatus: row.httpStatus,
     outcome: row.outcome,
     entityId: row.entityId ?? undefined,
-    durationMs: row.durationMs,
+    durationMs: row.durationMs ?? undefined,
     reason: row.reason ?? undefined,
     notes: row.notes ?? undefined,
+    count: row.count ?? 1,
+    refusal: row.refusal ?? undefined,
+    sourceAddress: row.sourceAddress ?? undefined,
+    lastSeenAt: row.lastSeenAt ? new Date(row.lastSeenAt).toISOString() : undefined,
     ...(entry ? { entry } : {}),
   });
 
@@ -271,11 +357,27 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /** Queues an exchange for the log. Never throws and never waits for the database. */
     record(exchange: Exchange) {
       try {
-        queue.push(entryOf(exchange));
-        if (queue.length > MAX_QUEUED) queue = queue.slice(queue.length - MAX_QUEUED);
+        enqueue([entryOf(exchange)]);
         schedule(queue.length >= MAX_BATCH ? 0 : BATCH_WINDOW_MS);
       } catch (error) {
         strapi.log.warn(`[${PLUGIN_ID}] could not queue an activity log entry: ${(error as Error).message}`);
+      }
+    },
+
+    /**
+     * Counts a refusal of a request that was not authenticated; anyone can send those, so they
+     * are aggregated instead of taking a row each. Never throws and never waits for the database.
+     */
+    recordRefusal(refusal: Refusal) {
+      try {
+        refusals.add({
+          ...refusal,
+          reason: fit(refusal.reason, LIMITS.refusal),
+          sourceAddress: fit(refusal.sourceAddress || 'unknown', LIMITS.sourceAddress),
+        });
+        scheduleMinuteEnd();
+      } catch (error) {
+        strapi.log.warn(`[${PLUGIN_ID}] could not count a refused request: ${(error as Error).message}`);
       }
     },
 
@@ -291,7 +393,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         page,
         pageSize,
         where: filters.length > 0 ? { $and: filters } : {},
-        orderBy: { id: 'desc' },
+        orderBy: NEWEST_FIRST,
       })) as { results: ActivityRow[]; pagination: Record<string, number> };
       const entries = await locate(
         results.map((row) => row.entityId).filter((id): id is string => Boolean(id))
@@ -303,7 +405,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     async latest(): Promise<ActivityItem | undefined> {
-      const row = (await query().findOne({ orderBy: { id: 'desc' } })) as ActivityRow | null;
+      const row = (await query().findOne({ orderBy: NEWEST_FIRST })) as ActivityRow | null;
       return row ? toItem(row) : undefined;
     },
   };
