@@ -39,8 +39,8 @@ async function sendSigned(baseUrl, method, path, body, { key = KEY } = {}) {
 }
 
 /** Log writes are batched after the answer, so a fresh entry can take a moment to show. */
-async function refreshUntilVisible(page, locator) {
-  for (let attempt = 0; attempt < 20; attempt += 1) {
+async function refreshUntilVisible(page, locator, attempts = 20) {
+  for (let attempt = 0; attempt < attempts; attempt += 1) {
     if (await locator.first().isVisible()) return;
     await page.getByRole('button', { name: 'Refresh' }).click();
     await page.waitForTimeout(500);
@@ -156,10 +156,12 @@ const settingsPageSteps = [
         `entity link goes to ${href}`
       );
       await page.getByRole('gridcell', { name: 'POST /posts', exact: true }).first().waitFor();
-      await page.getByText('does not match').first().waitFor();
+      // Refusals of unauthenticated requests are counted per minute and shown once their minute ends.
+      const refusal = page.getByText(/Refused 1× · wrong key/);
+      await refreshUntilVisible(page, refusal, 150);
       await screenshot('07-activity-log');
 
-      await page.getByRole('row').filter({ hasText: '401' }).first().click();
+      await page.getByRole('row').filter({ hasText: 'Refused 1×' }).first().click();
       const dialog = page.getByRole('dialog');
       await dialog.getByText("The X-API-Key does not match this site's connection key").waitFor();
       await screenshot('08-activity-details');
