@@ -2,7 +2,12 @@ import { signMessage } from '../../server/src/contract/signature';
 import { createTestDatabase } from '../helpers/databases';
 import { rowsOf, snapshotTables, storageOf } from '../helpers/inspect';
 import { startInstance } from '../helpers/instances';
-import { exactPathRequest as rawRequest, openRaw, type ExactPathReply } from '../helpers/raw-http';
+import {
+  exactPathRequest as rawRequest,
+  openRaw,
+  requestHead,
+  type ExactPathReply,
+} from '../helpers/raw-http';
 import { signedHeaders, TEST_KEY } from '../helpers/signing';
 import { PREFIX, startSite, type Site } from '../helpers/site';
 
@@ -237,6 +242,59 @@ describe('headers are checked before a byte of the body is read', () => {
     expect(reply!.body).toEqual({ error: expect.stringMatching(message) });
   });
 
+  it('closes the connection after refusing a stranger who announced a large body, instead of reading it', async () => {
+    const connection = await openRaw(site.baseUrl);
+    await connection.write(
+      requestHead('POST', `${PREFIX}/posts`, {
+        'Content-Type': 'application/json',
+        'Content-Length': 10 * 1024 * 1024,
+        ...signedHeaders('never sent', { key: WRONG_KEY }),
+      })
+    );
+    const reply = await connection.reply;
+    expect(reply.status).toBe(401);
+    expect(reply.headers.connection).toBe('close');
+    expect(await connection.closedWithin(5_000)).toBe(true);
+  });
+
+  it('never invites the body of a stranger who asks Expect: 100-continue; a publisher is invited', async () => {
+    const stranger = await openRaw(site.baseUrl);
+    await stranger.write(
+      requestHead('POST', `${PREFIX}/posts`, {
+        'Content-Type': 'application/json',
+        'Content-Length': 1024 * 1024,
+        Expect: '100-continue',
+        ...signedHeaders('never sent', { key: WRONG_KEY }),
+      })
+    );
+    // A "100 Continue" first would be read as the answer here.
+    expect((await stranger.reply).status).toBe(401);
+    stranger.destroy();
+
+    const body = JSON.stringify({ title: 'Invited', content: '<p>x</p>', status: 'draft' });
+    const publisher = await openRaw(site.baseUrl);
+    let received = '';
+    publisher.socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    await publisher.write(
+      requestHead('POST', `${PREFIX}/posts`, {
+        'Content-Type': 'application/json',
+        'Content-Length': Buffer.byteLength(body),
+        Expect: '100-continue',
+        ...signedHeaders(body),
+      })
+    );
+    for (let waited = 0; !received.includes('100 Continue') && waited < 5_000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(received).toMatch(/^HTTP\/1\.1 100 Continue\r\n/);
+    await publisher.write(body);
+    for (let waited = 0; !/HTTP\/1\.1 200/.test(received) && waited < 10_000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    publisher.destroy();
+    expect(received).toMatch(/HTTP\/1\.1 200 OK/);
+  });
+
   it('still waits for the body of a request whose headers are right (the signature covers the body)', async () => {
     const ts = timestamp();
     const reply = await Promise.race([
@@ -300,19 +358,92 @@ describe('an exact replay of a signed write gets the first answer and does not r
     expect((await postsStored()) - rowsBefore).toBe(2);
   });
 
-  it('a replayed delete answers as the first did; the same signature on another path is another request', async () => {
+  it('a replayed delete answers as the first did; the same signature on another path is refused', async () => {
     const ids = [];
-    for (const title of ['Delete me', 'Delete me too']) {
+    for (const title of ['Delete me', 'Keep me']) {
       ids.push((await site.send('POST', '/posts', { title, content: '<p>x</p>', status: 'draft' })).body.id);
     }
-    // Two deletes signed in the same millisecond have the same signature (empty body): both must run.
     const headers = signedHeaders('');
     const first = await rawRequest(site.baseUrl, 'DELETE', `${PREFIX}/posts/${ids[0]}`, '', headers);
     const replay = await rawRequest(site.baseUrl, 'DELETE', `${PREFIX}/posts/${ids[0]}`, '', headers);
-    const second = await rawRequest(site.baseUrl, 'DELETE', `${PREFIX}/posts/${ids[1]}`, '', headers);
+    const elsewhere = await rawRequest(site.baseUrl, 'DELETE', `${PREFIX}/posts/${ids[1]}`, '', headers);
     expect(first).toMatchObject({ status: 200, body: { id: ids[0], deleted: true } });
     expect(replay).toMatchObject({ status: 200, body: first.body });
-    expect(second).toMatchObject({ status: 200, body: { id: ids[1], deleted: true } });
+    expect(elsewhere).toMatchObject({
+      status: 401,
+      body: { error: expect.stringMatching(/already used for DELETE \/posts\//) },
+    });
+    expect((await site.send('PUT', `/posts/${ids[1]}`, { status: 'draft' })).status).toBe(200);
+  });
+
+  it("a read's headers (empty body) cannot authorise a delete, and a status change cannot be moved to another post", async () => {
+    const target = (
+      await site.send('POST', '/posts', { title: 'Target', content: '<p>x</p>', status: 'publish' })
+    ).body.id;
+    const other = (
+      await site.send('POST', '/posts', { title: 'Other', content: '<p>x</p>', status: 'publish' })
+    ).body.id;
+    const readHeaders = signedHeaders('');
+    expect(
+      (await rawRequest(site.baseUrl, 'GET', `${PREFIX}/pages?per_page=1`, '', readHeaders)).status
+    ).toBe(200);
+    // The same read again is served (it changes nothing); a write with those headers is refused.
+    expect(
+      (await rawRequest(site.baseUrl, 'GET', `${PREFIX}/pages?per_page=2`, '', readHeaders)).status
+    ).toBe(200);
+    const deletion = await rawRequest(site.baseUrl, 'DELETE', `${PREFIX}/posts/${target}`, '', readHeaders);
+    expect(deletion).toMatchObject({
+      status: 401,
+      body: { error: expect.stringMatching(/already used for GET \/pages/) },
+    });
+
+    const unpublish = JSON.stringify({ status: 'draft' });
+    const unpublishHeaders = signedHeaders(unpublish);
+    expect(
+      (await rawRequest(site.baseUrl, 'PUT', `${PREFIX}/posts/${other}`, unpublish, unpublishHeaders)).status
+    ).toBe(200);
+    const moved = await rawRequest(
+      site.baseUrl,
+      'PUT',
+      `${PREFIX}/posts/${target}`,
+      unpublish,
+      unpublishHeaders
+    );
+    expect(moved.status).toBe(401);
+    const published = await site.strapi
+      .documents(storageOf(site.strapi, 'post').uid as never)
+      .findOne({ documentId: target, status: 'published' } as never);
+    expect(published).not.toBeNull();
+  });
+
+  it('a body that arrives after the timestamp window closed is refused, so an expired receipt cannot be reused', async () => {
+    const configKey = 'plugin::publish-bridge.timestampToleranceMs';
+    const tolerance = site.strapi.config.get(configKey);
+    site.strapi.config.set(configKey, 1_500);
+    try {
+      const body = JSON.stringify({ title: 'Late body', content: '<p>x</p>', status: 'draft' });
+      const connection = await openRaw(site.baseUrl);
+      const headers = signedHeaders(body);
+      await connection.write(
+        [
+          `POST ${PREFIX}/posts HTTP/1.1`,
+          'Host: 127.0.0.1',
+          'Content-Type: application/json',
+          `Content-Length: ${Buffer.byteLength(body)}`,
+          ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+          '',
+          '',
+        ].join('\r\n')
+      );
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      await connection.write(body);
+      const reply = await connection.reply;
+      connection.destroy();
+      expect(reply.status).toBe(401);
+      expect(reply.body.error).toMatch(/s old/);
+    } finally {
+      site.strapi.config.set(configKey, tolerance);
+    }
   });
 
   it('a request signed afresh with the same body runs again (retries by the publisher are not replays)', async () => {

@@ -13,14 +13,17 @@ import {
   type AuthHeaders,
 } from '../contract/signature';
 import { PLUGIN_ID } from '../constants';
+import { sendHeldContinue } from '../utils/expect-continue';
 import { parseJsonBody } from '../utils/json-body';
-import { fingerprintOf } from '../services/receipts';
+import type { SignedRequest } from '../services/receipts';
 import { pathBelowPrefix } from '../utils/prefix-path';
 import { readRawBody } from '../utils/raw-body';
 import { markVerified, verifiedRequestOf } from '../utils/verified-requests';
 
-/** Methods that change nothing: an exact replay of one is harmless and is not tracked. */
+/** Methods that change nothing: an exact replay of one is harmless and is served again. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** A refused stranger's body up to this size is read and dropped, so the connection can be reused. */
+const DRAIN_AT_MOST_BYTES = 64 * 1024;
 
 /** A 401 that carries why, for the activity log. */
 class Unauthenticated extends ContractError {
@@ -34,8 +37,8 @@ type Passage = {
   requestId: string;
   startedAt: number;
   pathBelow: string;
-  /** Set once this request claimed its fingerprint: its answer is kept for replays. */
-  fingerprint?: string;
+  /** Set once this write claimed its signature: its answer is kept for replays. */
+  claimedSignature?: string;
   /** Why authentication failed, for a request anyone could have sent. */
   refusal?: AuthFailureReason;
 };
@@ -66,7 +69,7 @@ export function createContractGate(strapi: Core.Strapi) {
       answerError(ctx, error, passage.requestId);
     }
     normaliseAnswer(ctx);
-    if (passage.fingerprint) await keepAnswer(ctx, passage.fingerprint);
+    if (passage.claimedSignature) await keepAnswer(ctx, passage.claimedSignature);
     if (passage.refusal) recordRefusal(ctx, passage, passage.refusal);
     else recordActivity(ctx, passage);
   };
@@ -95,10 +98,17 @@ export function createContractGate(strapi: Core.Strapi) {
       signature: ctx.get(HEADER_SIGNATURE) || undefined,
     };
     const keys: string[] = await settings().acceptedKeys();
-    const headerCheck = verifyHeaders({ headers, keys, now: Date.now(), toleranceMs: timestampToleranceMs });
-    if (!headerCheck.ok) throw new Unauthenticated(headerCheck);
+    const checkHeaders = () =>
+      verifyHeaders({ headers, keys, now: Date.now(), toleranceMs: timestampToleranceMs });
+    const headerCheck = checkHeaders();
+    if (!headerCheck.ok) throw refusedBeforeBody(ctx, headerCheck);
 
+    sendHeldContinue(ctx.req, ctx.res);
     const rawBody = await readRawBody(ctx.req, { limit: bodyLimit, timeoutMs: bodyTimeoutMs });
+    // The body may take up to bodyTimeoutMs: the timestamp must still be fresh when the request is
+    // bound to its signature, or a signature whose receipt expired meanwhile could be used twice.
+    const stillFresh = checkHeaders();
+    if (!stillFresh.ok) throw new Unauthenticated(stillFresh);
     const mismatch = signatureMismatch(headers, rawBody, keys[headerCheck.keyIndex]);
     if (mismatch) throw new Unauthenticated(mismatch);
 
@@ -108,14 +118,35 @@ export function createContractGate(strapi: Core.Strapi) {
     return headers;
   }
 
-  /** A write runs once per signature, method and path; a replay gets the first answer. */
+  /**
+   * A body that is small is drained and the connection kept; a large or unannounced one is not
+   * worth reading for a stranger, so the connection is closed after the answer.
+   */
+  function refusedBeforeBody(ctx: Context, failure: AuthFailure) {
+    const declared = Number(ctx.get('content-length') || 0);
+    if (declared > DRAIN_AT_MOST_BYTES || ctx.get('transfer-encoding')) ctx.set('Connection', 'close');
+    return new Unauthenticated(failure);
+  }
+
+  /**
+   * A signature is bound to the first request that used it: a write runs once per signature, an
+   * exact replay gets the first answer, and any other use of the signature is refused.
+   */
   async function runOnce(ctx: Context, headers: AuthHeaders, passage: Passage, next: Next) {
-    if (SAFE_METHODS.has(ctx.method)) return next();
-    const fingerprint = fingerprintOf(headers.signature!, ctx.method, passage.pathBelow);
-    const expiresAt = new Date(Number(headers.timestamp) + settings().config().timestampToleranceMs);
-    const claim = await plugin().service('receipts').claim(fingerprint, expiresAt);
+    const request: SignedRequest = {
+      signature: headers.signature!,
+      method: ctx.method,
+      path: passage.pathBelow.slice(0, 255),
+      expiresAt: new Date(Number(headers.timestamp) + settings().config().timestampToleranceMs),
+    };
+    const receipts = plugin().service('receipts');
+    if (SAFE_METHODS.has(ctx.method)) {
+      await receipts.recordRead(request);
+      return next();
+    }
+    const claim = await receipts.claimWrite(request);
     if (claim.first) {
-      passage.fingerprint = fingerprint;
+      passage.claimedSignature = request.signature;
       return next();
     }
     ctx.status = claim.answer.status;
@@ -126,9 +157,9 @@ export function createContractGate(strapi: Core.Strapi) {
   }
 
   /** Awaited, so a replay sent the moment this answer arrives finds it. */
-  async function keepAnswer(ctx: Context, fingerprint: string) {
+  async function keepAnswer(ctx: Context, signature: string) {
     try {
-      await plugin().service('receipts').settle(fingerprint, { status: ctx.status, body: ctx.body });
+      await plugin().service('receipts').settle(signature, { status: ctx.status, body: ctx.body });
     } catch (error) {
       strapi.log.warn(`[${PLUGIN_ID}] could not keep an answer for replays: ${(error as Error).message}`);
     }

@@ -7,69 +7,99 @@ import { isUniqueViolation } from '../utils/database-errors';
 
 /** What a request was answered: kept so an exact replay gets it again. */
 export type Answer = { status: number; body: unknown };
+/** A request as the signature is bound to it: method and canonical path below the prefix. */
+export type SignedRequest = { signature: string; method: string; path: string; expiresAt: Date };
 export type Claim = { first: true } | { first: false; answer: Answer };
+
+export const RECEIPT_UID = 'plugin::publish-bridge.request-receipt';
 
 /** How long a replay waits for the first request's answer while that one is still running. */
 const WAIT_FOR_FIRST_MS = 5_000;
 const FIRST_POLL_MS = 50;
 const MAX_POLL_MS = 500;
 const PRUNE_INTERVAL_MS = 60_000;
+/**
+ * Receipts are kept this long past their timestamp's window, so instances whose clocks differ
+ * by less than this never prune a receipt another instance still needs.
+ */
+export const RECEIPT_MARGIN_MS = 120_000;
 
-export const RECEIPT_UID = 'plugin::publish-bridge.request-receipt';
+type ReceiptRow = { method: string; path: string; httpStatus: number | null; answer: string | null };
 
-type ReceiptRow = { httpStatus: number | null; answer: string | null };
+const fingerprintOf = (signature: string) => createHash('sha256').update(signature).digest('hex');
 
 /**
- * The contract signs only the timestamp and the body, so a signed request captured on its way
- * could be sent again while its timestamp is fresh. Its fingerprint (signature, method and
- * path) is claimed under a database unique index before a write runs: a second arrival, on any
- * instance sharing the database, gets the first answer instead of running again.
+ * The contract signs only the timestamp and the body, so the headers of one signed request
+ * would also authenticate any other request with the same body (an empty-body GET's headers, a
+ * DELETE of another id) while the timestamp is fresh. Each signature is therefore bound, under a
+ * database unique index, to the first request that used it: a write that presents it again for
+ * the same method and path is an exact replay and gets the first answer; for another method or
+ * path it is refused. Reads are recorded so their headers cannot authorise a write, and are
+ * served again (a read changes nothing).
  */
-export const fingerprintOf = (signature: string, method: string, path: string) =>
-  createHash('sha256').update(`${signature}\n${method.toUpperCase()}\n${path}`).digest('hex');
-
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const receipts = () => strapi.db.query(RECEIPT_UID as never);
   let lastPruneAt = 0;
 
-  /** Receipts outlive their timestamp's window by nothing: a replay after it is refused as stale anyway. */
   function pruneWhenDue() {
     if (Date.now() - lastPruneAt < PRUNE_INTERVAL_MS) return;
     lastPruneAt = Date.now();
     receipts()
-      .deleteMany({ where: { expiresAt: { $lt: new Date() } } })
+      .deleteMany({ where: { expiresAt: { $lt: new Date(Date.now() - RECEIPT_MARGIN_MS) } } })
       .catch((error: Error) =>
         strapi.log.warn(`[${PLUGIN_ID}] could not prune request receipts: ${error.message}`)
       );
   }
 
-  async function earlierAnswer(fingerprint: string): Promise<Answer | undefined> {
-    const row = (await receipts().findOne({
+  /** True when this request recorded the signature first; false when another request holds it. */
+  async function record(fingerprint: string, request: SignedRequest): Promise<boolean> {
+    try {
+      await receipts().create({
+        data: { fingerprint, method: request.method, path: request.path, expiresAt: request.expiresAt },
+      });
+      pruneWhenDue();
+      return true;
+    } catch (error) {
+      if (isUniqueViolation(error)) return false;
+      throw error;
+    }
+  }
+
+  const holderOf = (fingerprint: string) =>
+    receipts().findOne({
       where: { fingerprint },
-      select: ['httpStatus', 'answer'],
-    })) as ReceiptRow | null;
-    if (row?.httpStatus == null) return undefined;
-    return { status: row.httpStatus, body: row.answer === null ? undefined : JSON.parse(row.answer) };
+      select: ['method', 'path', 'httpStatus', 'answer'],
+    }) as Promise<ReceiptRow | null>;
+
+  function refuseReuse(holder: ReceiptRow): never {
+    throw new ContractError(
+      401,
+      `This signature was already used for ${holder.method} ${holder.path}. Every request must be signed on its own; sign this one again and resend it.`
+    );
   }
 
   return {
+    /** Records a read's signature so it cannot authorise a write; a read is never refused for reuse. */
+    async recordRead(request: SignedRequest) {
+      await record(fingerprintOf(request.signature), request);
+    },
+
     /**
-     * Claims `fingerprint` for this request, or returns the answer of the request that claimed it
-     * first, waiting a little while that one is still running. A first request that failed with a
-     * 5xx released its claim (nothing was written), so its replay runs.
+     * Claims the signature for this write, or returns the first answer of the same request,
+     * waiting a little while that one is still running. A first request that failed with a 5xx
+     * released its claim (nothing was written), so its replay runs.
      */
-    async claim(fingerprint: string, expiresAt: Date): Promise<Claim> {
+    async claimWrite(request: SignedRequest): Promise<Claim> {
+      const fingerprint = fingerprintOf(request.signature);
       const deadline = Date.now() + WAIT_FOR_FIRST_MS;
       for (let pollMs = FIRST_POLL_MS; ; pollMs = Math.min(MAX_POLL_MS, pollMs * 2)) {
-        try {
-          await receipts().create({ data: { fingerprint, expiresAt } });
-          pruneWhenDue();
-          return { first: true };
-        } catch (error) {
-          if (!isUniqueViolation(error)) throw error;
+        if (await record(fingerprint, request)) return { first: true };
+        const holder = await holderOf(fingerprint);
+        if (holder && (holder.method !== request.method || holder.path !== request.path)) refuseReuse(holder);
+        if (holder?.httpStatus != null) {
+          const body = holder.answer === null ? undefined : JSON.parse(holder.answer);
+          return { first: false, answer: { status: holder.httpStatus, body } };
         }
-        const answer = await earlierAnswer(fingerprint);
-        if (answer) return { first: false, answer };
         if (Date.now() >= deadline) {
           throw new ContractError(
             409,
@@ -81,7 +111,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /** Keeps the answer for replays; a 5xx changed nothing, so its claim is released instead. */
-    async settle(fingerprint: string, { status, body }: Answer) {
+    async settle(signature: string, { status, body }: Answer) {
+      const fingerprint = fingerprintOf(signature);
       if (status >= 500) {
         await receipts().delete({ where: { fingerprint } });
         return;

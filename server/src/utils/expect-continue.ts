@@ -1,0 +1,21 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+
+/**
+ * Node answers `Expect: 100-continue` by itself, inviting the body before anything checked the
+ * headers. For the plugin's paths the invitation waits until the gate accepted the headers, so a
+ * stranger is refused before sending a byte of its body; other paths are invited as before.
+ */
+const invitationsHeld = new WeakSet<IncomingMessage>();
+
+export function holdContinueFor(server: Server, isPluginPath: (path: string) => boolean) {
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    if (isPluginPath(new URL(request.url ?? '/', 'http://localhost').pathname)) invitationsHeld.add(request);
+    else response.writeContinue();
+    server.emit('request', request, response);
+  });
+}
+
+/** Invites the body whose invitation was held: the headers have been accepted. */
+export function sendHeldContinue(request: IncomingMessage, response: ServerResponse) {
+  if (invitationsHeld.delete(request)) response.writeContinue();
+}
