@@ -560,8 +560,8 @@ class ExactSpanDomHandler extends DomHandler {
   override onopentag(name: string, attribs: Record<string, string>): void {
     super.onopentag(name, attribs);
     // The stack holds the root below the elements, so its length is the new element's depth plus one.
-    if (this.tagStack.length === MAX_NESTING + 2)
-      NESTED_TOO_DEEP.add(this.tagStack[this.tagStack.length - 1]);
+    const element = this.tagStack[this.tagStack.length - 1];
+    if (this.tagStack.length === MAX_NESTING + 2 && isTag(element)) NESTED_TOO_DEEP.add(element);
   }
 
   override onclosetag(_name?: string, isImplied = false): void {
