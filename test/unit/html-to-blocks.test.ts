@@ -638,7 +638,7 @@ describe('deep nesting', () => {
     expect(blocks[0]).toEqual(paragraph(text('intro')));
     const kept = blocks.filter((block) => block.type === 'code');
     expect(kept).toHaveLength(1);
-    const keptHtml = (kept[0] as { children: [{ text: string }] }).children[0].text;
+    const keptHtml = (kept[0] as { children: Array<{ text: string }> }).children[0].text;
     expect(html.includes(keptHtml)).toBe(true);
     expect(keptHtml.length).toBeGreaterThan(html.length / 3);
     expect(nestingLimitReached).toBe(descends ? true : undefined);
