@@ -238,16 +238,15 @@ describe('deeply nested HTML', () => {
 });
 
 describe('free slugs', () => {
-  it('cost the same number of queries whatever the number of posts with the same title, all distinct', async () => {
+  it('cost no more queries for the 61st post of a title than for the 2nd, all slugs distinct', async () => {
     const title = 'Same title';
     const queriesOf = async (body: Record<string, unknown>) => {
       let count = 0;
-      // Queries on the articles and the identity registry: the activity log and the settings cache query on their own schedule.
-      const tables = [ARTICLE, UIDS.identity].map(
-        (uid) => site.strapi.db.metadata.get(uid as never).tableName
-      );
+      // Queries on the identity registry, and those that look up a slug: how many Strapi's own
+      // create and publish issue varies a little from one request to the next on PostgreSQL.
+      const registry = site.strapi.db.metadata.get(UIDS.identity as never).tableName;
       const onQuery = (query: { sql: string }) => {
-        if (tables.some((table) => query.sql.includes(table))) count += 1;
+        if (query.sql.includes(registry) || /slug"? (=|like) /i.test(query.sql)) count += 1;
       };
       site.strapi.db.connection.on('query', onQuery);
       try {
