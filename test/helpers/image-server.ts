@@ -54,12 +54,16 @@ export type ImageServer = {
   url(pathAndQuery: string): string;
   /** How many requests reached `path` (query string ignored). */
   hits(path: string): number;
+  /** The most requests under /delayed/ that were being answered at the same time. */
+  mostAtOnce(): number;
   stop(): Promise<void>;
 };
 
 export async function startImageServer(): Promise<ImageServer> {
   const jpeg = await makeJpeg();
   const hits = new Map<string, number>();
+  let delayedNow = 0;
+  let delayedMost = 0;
   const sockets = new Set<Socket>();
 
   const server = http.createServer((request, response) => {
@@ -82,6 +86,18 @@ export async function startImageServer(): Promise<ImageServer> {
     // Any path ending in .png under /images/ serves the PNG, so tests can make URLs of their own.
     if (url.pathname.startsWith('/images/') && url.pathname.endsWith('.png')) {
       return send(200, 'image/png', PNG_BYTES);
+    }
+    // Any path ending in .png under /delayed/ serves the PNG after `?ms=` (default 200) milliseconds.
+    if (url.pathname.startsWith('/delayed/') && url.pathname.endsWith('.png')) {
+      delayedNow += 1;
+      delayedMost = Math.max(delayedMost, delayedNow);
+      return void setTimeout(
+        () => {
+          delayedNow -= 1;
+          send(200, 'image/png', PNG_BYTES);
+        },
+        Number(url.searchParams.get('ms') ?? 200)
+      );
     }
     switch (url.pathname) {
       case '/photo.jpg':
@@ -156,6 +172,7 @@ export async function startImageServer(): Promise<ImageServer> {
     origin,
     url: (pathAndQuery) => `${origin}${pathAndQuery}`,
     hits: (path) => hits.get(path) ?? 0,
+    mostAtOnce: () => delayedMost,
     async stop() {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve, reject) =>

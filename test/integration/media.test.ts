@@ -61,6 +61,8 @@ describe('importing images into the Media Library', () => {
       timeoutMs: 10_000,
       maxBytes: TEN_MEGABYTES,
       importInlineImages: true,
+      maxInlineImages: 20,
+      concurrentDownloads: 4,
     });
   });
 
@@ -218,6 +220,7 @@ describe('importing images into the Media Library', () => {
     ['file:///etc/passwd', /only http and https URLs are imported, not file:/],
     ['data:image/png;base64,iVBORw0KGgo=', /only http and https URLs are imported, not data:/],
     ['not a url', /"not a url" is not a valid URL/],
+    ['https://user:secret@bad host/x.png', /^"https:\/\/bad host\/x\.png" is not a valid URL$/],
   ])('refuses %s before any download', async (url, reason) => {
     const result = await media().importImage(url, {});
     expect(result).toEqual({ ok: false, reason: expect.stringMatching(reason) });
@@ -280,12 +283,12 @@ describe('importing images into the Media Library', () => {
     expect(images.hits('/images/allowed-by-name.png')).toBe(1);
   });
 
-  it('logs a refused import at warn level with the URL and the reason', async () => {
+  it('logs a refused import at warn level with the URL, without query values, and the reason', async () => {
     const warn = jest.spyOn(site.strapi.log, 'warn');
     try {
       await media().importImage(images.url('/missing.png?from=log-test'), {});
       expect(warn).toHaveBeenCalledWith(
-        `[publish-bridge] image ${images.url('/missing.png?from=log-test')} was not imported: the server answered HTTP 404`
+        `[publish-bridge] image ${images.url('/missing.png?from=…')} was not imported: the server answered HTTP 404`
       );
     } finally {
       warn.mockRestore();

@@ -5,6 +5,7 @@ import {
   blocksToPlainText,
   collectImageSources,
   htmlToBlocks,
+  MAX_NESTING,
   type BlockNode,
   type InlineNode,
   type ListNode,
@@ -595,5 +596,73 @@ describe('any input', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('deep nesting', () => {
+  const nested = (open: string, close: string, depth: number, inner = 'deep') =>
+    open.repeat(depth) + inner + close.repeat(depth);
+
+  it(`converts ${MAX_NESTING} nested levels as usual`, () => {
+    const html = `<div>${nested('<span>', '</span>', MAX_NESTING - 1)}</div>`;
+    expect(htmlToBlocks(html)).toEqual({ blocks: [paragraph(text('deep'))], fallbacks: [] });
+  });
+
+  it('keeps the first element nested deeper than the limit verbatim, and the text around it', () => {
+    const deep = nested('<b>', '</b>', 5);
+    const html = `<p>before</p>${nested('<div>', '</div>', MAX_NESTING, deep)}<p>after</p>`;
+    expect(htmlToBlocks(html)).toEqual({
+      blocks: [paragraph(text('before')), htmlCode(deep), paragraph(text('after'))],
+      fallbacks: [{ tag: 'b', html: deep }],
+      nestingLimitReached: true,
+    });
+  });
+
+  // Elements the converter descends into reach the limit; the others are kept whole at the top.
+  it.each([
+    ['div', '<div>', '</div>', true],
+    ['span', '<span class="x">', '</span>', true],
+    ['unclosed span', '<span>', '', true],
+    ['list', '<ul><li>', '</li></ul>', true],
+    ['unclosed list', '<ul><li>', '', true],
+    ['blockquote', '<blockquote>', '</blockquote>', true],
+    ['unknown element', '<x-box>', '</x-box>', false],
+    ['pre', '<pre>', '</pre>', false],
+    ['svg', '<svg>', '</svg>', false],
+    ['table', '<table><tr><td>', '</td></tr></table>', false],
+    ['link', '<a href="https://example.com/">', '</a>', false],
+  ])('converts 100,000 levels of %s without overflowing the stack', (_label, open, close, descends) => {
+    const html = `<p>intro</p>${nested(open, close, 100_000)}`;
+    const { blocks, nestingLimitReached } = htmlToBlocks(html);
+
+    expect(blocks[0]).toEqual(paragraph(text('intro')));
+    const kept = blocks.filter((block) => block.type === 'code');
+    expect(kept).toHaveLength(1);
+    const keptHtml = (kept[0] as { children: Array<{ text: string }> }).children[0].text;
+    expect(html.includes(keptHtml)).toBe(true);
+    expect(keptHtml.length).toBeGreaterThan(html.length / 3);
+    expect(nestingLimitReached).toBe(descends ? true : undefined);
+    expectSavable(blocks);
+  });
+
+  it('converts lists and quotes nested within the limit, and keeps the part beyond it', () => {
+    const inner = '<ul><li>a</li><li><em>b</em></li></ul>';
+    const html =
+      nested('<ul><li>item', '</li></ul>', 10, inner) + nested('<blockquote>', '</blockquote>', 40, 'q');
+    const { blocks, nestingLimitReached } = htmlToBlocks(html);
+
+    expect(blocks[0]).toMatchObject({ type: 'list' });
+    expect(blocks[blocks.length - 1]).toMatchObject({ type: 'code', language: 'html' });
+    expect(nestingLimitReached).toBe(true);
+    expectSavable(blocks);
+    expect(blocksToPlainText(blocks)).toContain('q');
+  });
+
+  it('collects no images from beyond the limit', () => {
+    const image = '<img src="https://cdn.example.com/deep.png" alt="">';
+    expect(collectImageSources(nested('<div>', '</div>', MAX_NESTING - 1, image))).toEqual([
+      'https://cdn.example.com/deep.png',
+    ]);
+    expect(collectImageSources(nested('<div>', '</div>', MAX_NESTING, image))).toEqual([]);
   });
 });

@@ -74,7 +74,7 @@ export const pluginConfigSchema = z
     platform: z.object({ timeoutMs: z.number().int().min(500).max(120_000) }).strict(),
     /** How long "Test connection" waits for the site's own handshake through its public URL. */
     connectionTest: z.object({ timeoutMs: z.number().int().min(500).max(120_000) }).strict(),
-    /** Image import: hosts or addresses (IP, CIDR) that may be private, and limits of one download. */
+    /** Image import: hosts or addresses (IP, CIDR) that may be private, and limits of downloads. */
     media: z
       .object({
         allowedHosts: z.array(
@@ -93,6 +93,10 @@ export const pluginConfigSchema = z
           .min(1024)
           .max(512 * MEGABYTE),
         importInlineImages: z.boolean(),
+        /** Images in a request's HTML past this many are not downloaded, and stay HTML. */
+        maxInlineImages: z.number().int().min(0).max(1000),
+        /** Downloads one request runs at the same time. */
+        concurrentDownloads: z.number().int().min(1).max(32),
       })
       .strict(),
   })
@@ -121,7 +125,14 @@ export default {
     activityLog: { maxEntries: 10_000, maxAgeDays: 30 },
     platform: { timeoutMs: 10_000 },
     connectionTest: { timeoutMs: 10_000 },
-    media: { allowedHosts: [], timeoutMs: 10_000, maxBytes: 10 * MEGABYTE, importInlineImages: true },
+    media: {
+      allowedHosts: [],
+      timeoutMs: 10_000,
+      maxBytes: 10 * MEGABYTE,
+      importInlineImages: true,
+      maxInlineImages: 20,
+      concurrentDownloads: 4,
+    },
   } satisfies PluginConfig,
   validator(config: unknown) {
     const result = pluginConfigSchema.safeParse(config);

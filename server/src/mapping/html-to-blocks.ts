@@ -83,6 +83,12 @@ export interface ImageNode {
 
 export type BlockNode = ParagraphNode | HeadingNode | QuoteNode | CodeNode | ListNode | ImageNode;
 
+/**
+ * How deep elements may nest before the rest is kept verbatim. Past it, conversion would cost
+ * more and more per level while nothing readable is gained.
+ */
+export const MAX_NESTING = 32;
+
 /** Markup that Blocks cannot hold as such, with its exact original source. */
 export interface HtmlFallback {
   tag: string;
@@ -107,6 +113,8 @@ export interface HtmlToBlocksResult {
    * an `<a>` listed here has a URL Strapi refuses to save, so only its text was kept.
    */
   fallbacks: HtmlFallback[];
+  /** Set when markup nested deeper than MAX_NESTING was kept as HTML (possibly within a larger fallback). */
+  nestingLimitReached?: true;
 }
 
 type Marks = Partial<Record<Mark, true>>;
@@ -284,7 +292,8 @@ export function htmlToBlocks(html: string, options: HtmlToBlocksOptions = {}): H
   });
   builder.appendNodes(parseHtml(html).children, ROOT_CONTEXT);
   builder.flushLoose(paragraph);
-  return { blocks: builder.blocks, fallbacks: builder.fallbacks };
+  const { blocks, fallbacks, nestingLimitReached } = builder;
+  return nestingLimitReached ? { blocks, fallbacks, nestingLimitReached } : { blocks, fallbacks };
 }
 
 /**
@@ -330,6 +339,7 @@ function inlineText(nodes: readonly InlineNode[]): string {
 class BlocksBuilder {
   readonly blocks: BlockNode[] = [];
   readonly fallbacks: HtmlFallback[] = [];
+  nestingLimitReached?: true;
   private loose: InlineNode[] = [];
 
   constructor(private readonly source: Source) {}
@@ -352,6 +362,11 @@ class BlocksBuilder {
   }
 
   private appendElement(element: Element, context: FlowContext): void {
+    if (NESTED_TOO_DEEP.has(element)) {
+      this.nestingLimitReached = true;
+      this.appendFallback(element, context);
+      return;
+    }
     const { name } = element;
     const mark = MARK_BY_TAG.get(name);
     const level = HEADING_LEVEL.get(name);
@@ -512,6 +527,8 @@ class BlocksBuilder {
     const inner = new BlocksBuilder(this.source);
     inner.appendNodes(element.children, context);
     inner.flushLoose(context.textBlock);
+    // Known even when the caller rejects the inner blocks and keeps the element whole.
+    if (inner.nestingLimitReached) this.nestingLimitReached = true;
     return inner;
   }
 
@@ -519,6 +536,12 @@ class BlocksBuilder {
     return this.source.html.slice(element.startIndex!, element.endIndex! + 1);
   }
 }
+
+/**
+ * The outermost elements nested deeper than MAX_NESTING. The converter keeps each of them whole
+ * and every walk over the tree stops at them, so no walk goes deeper than MAX_NESTING levels.
+ */
+const NESTED_TOO_DEEP = new WeakSet<Element>();
 
 /**
  * htmlparser2 ends an implicitly closed element (an `<li>` closed by the next `<li>`, a `<table>`
@@ -534,6 +557,13 @@ class ExactSpanDomHandler extends DomHandler {
     this.position = parser;
   }
 
+  override onopentag(name: string, attribs: Record<string, string>): void {
+    super.onopentag(name, attribs);
+    // The stack holds the root below the elements, so its length is the new element's depth plus one.
+    const element = this.tagStack[this.tagStack.length - 1];
+    if (this.tagStack.length === MAX_NESTING + 2 && isTag(element)) NESTED_TOO_DEEP.add(element);
+  }
+
   override onclosetag(_name?: string, isImplied = false): void {
     const element = this.tagStack[this.tagStack.length - 1];
     super.onclosetag();
@@ -543,10 +573,68 @@ class ExactSpanDomHandler extends DomHandler {
   }
 }
 
+/**
+ * htmlparser2 10 keeps its open elements (and foreign-content flags) top first in an array,
+ * adding and removing at the front with `unshift` and `shift`: each tag then costs as much as
+ * the current depth, and 100,000 nested tags took 7 s to parse. This keeps the top at the end.
+ * The parser reads `[0]` (the top) and, at the end of the document, deeper entries only to name
+ * the elements it closes for the handler, which does not use the name.
+ */
+class TopLastStack<T> {
+  private readonly items: T[];
+  /** How many times each value is on the stack, so a search for one that is not costs nothing. */
+  private readonly counts = new Map<T, number>();
+
+  constructor(topFirst: readonly T[] = []) {
+    this.items = [...topFirst].reverse();
+    this.items.forEach((item) => this.count(item, 1));
+  }
+
+  get length(): number {
+    return this.items.length;
+  }
+
+  set length(length: number) {
+    this.items.length = length;
+    this.counts.clear();
+    this.items.forEach((item) => this.count(item, 1));
+  }
+
+  get 0(): T | undefined {
+    return this.items[this.items.length - 1];
+  }
+
+  unshift(item: T): number {
+    this.count(item, 1);
+    return this.items.push(item);
+  }
+
+  shift(): T | undefined {
+    if (this.items.length === 0) return undefined;
+    const item = this.items.pop()!;
+    this.count(item, -1);
+    return item;
+  }
+
+  /** The distance from the top, as on the parser's array. */
+  indexOf(item: T): number {
+    if (!this.counts.get(item)) return -1;
+    return this.items.length - 1 - this.items.lastIndexOf(item);
+  }
+
+  private count(item: T, change: number) {
+    this.counts.set(item, (this.counts.get(item) ?? 0) + change);
+  }
+}
+
 function parseHtml(html: string) {
   const options = { decodeEntities: true, withStartIndices: true, withEndIndices: true };
   const handler = new ExactSpanDomHandler(undefined, options);
-  new Parser(handler, options).end(html);
+  const parser = new Parser(handler, options);
+  const internals = parser as unknown as { stack: unknown; foreignContext: boolean[] };
+  internals.stack = new TopLastStack<string>();
+  internals.foreignContext = new TopLastStack(internals.foreignContext) as unknown as boolean[];
+  parser.end(html);
   return handler.root;
 }
 
@@ -642,6 +730,7 @@ function isContent(node: ChildNode): boolean {
 /** Whether the node can be carried by text leaves (and, when `allowLinks`, links): no blocks, images or embeds. */
 function isPhrasing(node: ChildNode, allowLinks: boolean): boolean {
   if (!isTag(node)) return true;
+  if (NESTED_TOO_DEEP.has(node)) return false;
   const { name } = node;
   if (name === 'br') return true;
   if (BLOCK_TAGS.has(name) || CONTAINER_TAGS.has(name) || UNSUPPORTED_TAGS.has(name)) return false;
@@ -651,7 +740,8 @@ function isPhrasing(node: ChildNode, allowLinks: boolean): boolean {
 
 /** An unknown element is unwrapped only when it just wraps text; otherwise it may be a widget that needs its markup. */
 function isUnknownInlineWrapper(element: Element): boolean {
-  return !isBlank(textContent(element)) && element.children.every((child) => isPhrasing(child, true));
+  // Phrasing first: it stops at content nested too deep, which textContent would walk whole.
+  return element.children.every((child) => isPhrasing(child, true)) && !isBlank(textContent(element));
 }
 
 /** Text and line breaks of phrasing content whose links were already ruled out. */
@@ -678,7 +768,8 @@ function imageFigureParts(figure: Element): { img: Element; caption?: string } |
 }
 
 function isCodeMarkup(node: ChildNode): boolean {
-  return !isTag(node) || (CODE_MARKUP_TAGS.has(node.name) && node.children.every(isCodeMarkup));
+  if (!isTag(node)) return true;
+  return !NESTED_TOO_DEEP.has(node) && CODE_MARKUP_TAGS.has(node.name) && node.children.every(isCodeMarkup);
 }
 
 function preformattedText(pre: Element): string {

@@ -5,18 +5,31 @@ import type { Seo } from '../contract/schemas';
 import { PLUGIN_ID } from '../constants';
 import { FIELD_ROLES, NAME_FIELD } from '../mapping/catalogue';
 import { fitToLength } from '../mapping/fit';
-import { collectImageSources, htmlToBlocks, type BlocksImage } from '../mapping/html-to-blocks';
+import { collectImageSources, htmlToBlocks, MAX_NESTING, type BlocksImage } from '../mapping/html-to-blocks';
 import { htmlToMarkdown } from '../mapping/html-to-markdown';
 import type { FieldTarget, SeoPart } from '../mapping/resolve';
 import type { Resource } from '../resources';
+import { displayUrl } from '../utils/display-url';
 import type { Transaction } from './transactions';
 
 /** Varchar(255) on every database Strapi supports. */
 const STRING_COLUMN_MAX = 255;
 
 type UploadedFile = BlocksImage & { id: number };
-type MediaResult = { ok: true; file: UploadedFile } | { ok: false; reason: string };
+/** `reused`: the file came from an earlier import; otherwise this request uploaded it. */
+type MediaResult =
+  | { ok: true; file: UploadedFile; reused: boolean }
+  | { ok: false; reason: string; overLimit?: true };
 export type MediaMap = Map<string, MediaResult>;
+
+/** Runs `work` on every item, at most `limit` at a time. */
+async function forEachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
 
 /** Contract input keyed by contract field names (the schemas' output). */
 export type ContractInput = Record<string, unknown>;
@@ -30,6 +43,8 @@ export type WriteResult = { data: Record<string, unknown>; notes: string[] };
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const plugin = () => strapi.plugin(PLUGIN_ID);
   const config = () => plugin().service('settings').config();
+  const transactions = (): { run<R>(work: (transaction: Transaction) => Promise<R>): Promise<R> } =>
+    plugin().service('transactions');
 
   function checkedText(field: string, value: string, attributeType?: string) {
     if (attributeType === 'string' && value.length > STRING_COLUMN_MAX) {
@@ -77,39 +92,122 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const result = media.get(url);
     if (result?.ok) return result.file.id;
     notes.push(
-      `${field}: the image ${url} was not imported (${result ? result.reason : 'not attempted'}); the rest was saved.`
+      `${field}: the image ${displayUrl(url)} was not imported (${result ? result.reason : 'not attempted'}).`
     );
     return undefined;
   }
 
+  /**
+   * A media attribute gets the imported files, or keeps what it holds when an image failed: a
+   * publisher's image host being down must not empty a gallery or remove a cover.
+   */
+  function mediaValue(target: FieldTarget, field: string, value: unknown, media: MediaMap, notes: string[]) {
+    if (value === '') return null;
+    const urls = Array.isArray(value)
+      ? (value as Array<{ url: string }>).map((image) => image.url)
+      : [value as string];
+    const ids = urls.map((url) => mediaId(media, url, field, notes));
+    if (ids.every((id) => id !== undefined)) return Array.isArray(value) || target.multiple ? ids : ids[0];
+    notes.push(`${field}: kept as it was, since not every image was imported; the rest was saved.`);
+    return undefined;
+  }
+
+  /** Images past `maxInlineImages` stay HTML; their count is noted. */
+  function blocksValue(field: string, html: string, media: MediaMap, notes: string[]) {
+    const overLimit = new Set<string>();
+    const { blocks, fallbacks, nestingLimitReached } = htmlToBlocks(html, {
+      resolveImage: (src, alt) => {
+        const result = media.get(src);
+        if (result && !result.ok && result.overLimit) overLimit.add(src);
+        return result?.ok
+          ? { ...result.file, alternativeText: alt || result.file.alternativeText }
+          : undefined;
+      },
+    });
+    if (fallbacks.length > 0) {
+      notes.push(
+        `${field}: kept as HTML code blocks: ${[...new Set(fallbacks.map((fallback) => `<${fallback.tag}>`))].join(', ')}.`
+      );
+    }
+    if (nestingLimitReached) {
+      notes.push(`${field}: markup nested deeper than ${MAX_NESTING} levels was kept as HTML.`);
+    }
+    if (overLimit.size > 0) {
+      notes.push(
+        `${field}: ${overLimit.size} images past the first ${config().media.maxInlineImages} of this request (media.maxInlineImages) were not imported and were kept as HTML.`
+      );
+    }
+    return blocks;
+  }
+
+  /** The image URLs `input` refers to: its media fields' (with their alt text), then those in its HTML. */
+  function wantedImages(resource: Resource, input: ContractInput) {
+    const named = new Map<string, { alt?: string }>();
+    const inline = new Set<string>();
+    const name = input[NAME_FIELD[resource.kind]];
+    const alt = typeof name === 'string' ? name : undefined;
+    for (const [field, target] of Object.entries(resource.fields)) {
+      const value = input[field];
+      if (value === undefined) continue;
+      if (target.adapter === 'media' && typeof value === 'string' && value) named.set(value, { alt });
+      if (target.adapter === 'media' && Array.isArray(value)) {
+        for (const image of value as Array<{ url: string; alt?: string }>)
+          named.set(image.url, { alt: image.alt ?? alt });
+      }
+      if (target.adapter === 'blocks' && typeof value === 'string' && config().media.importInlineImages) {
+        for (const src of collectImageSources(value)) if (/^https?:\/\//i.test(src)) inline.add(src);
+      }
+    }
+    return { named, inline: [...inline].filter((src) => !named.has(src)) };
+  }
+
+  /** Files this request uploaded, taken back after its write failed; reused files stay. */
+  async function releaseFresh(media: MediaMap): Promise<void> {
+    const fresh = [...media].flatMap(([url, result]) =>
+      result.ok && !result.reused ? [{ url, file: result.file }] : []
+    );
+    await forEachLimited(fresh, config().media.concurrentDownloads, ({ url, file }) =>
+      plugin().service('media').release(url, file)
+    );
+  }
+
   return {
     /**
-     * Downloads every image the input refers to into the Media Library. Runs before the
-     * transaction: downloads are slow and must not hold database locks.
+     * Downloads every image the input refers to into the Media Library, a few at a time. Runs
+     * before the transaction: downloads are slow and must not hold database locks. Images in
+     * the HTML past `media.maxInlineImages` are not downloaded.
      */
     async importMedia(resource: Resource, input: ContractInput): Promise<MediaMap> {
-      const wanted = new Map<string, { alt?: string }>();
-      const name = input[NAME_FIELD[resource.kind]];
-      const alt = typeof name === 'string' ? name : undefined;
-      for (const [field, target] of Object.entries(resource.fields)) {
-        const value = input[field];
-        if (value === undefined) continue;
-        if (target.adapter === 'media' && typeof value === 'string' && value) wanted.set(value, { alt });
-        if (target.adapter === 'media' && Array.isArray(value)) {
-          for (const image of value as Array<{ url: string; alt?: string }>)
-            wanted.set(image.url, { alt: image.alt ?? alt });
-        }
-        if (target.adapter === 'blocks' && typeof value === 'string' && config().media.importInlineImages) {
-          for (const src of collectImageSources(value)) if (/^https?:\/\//i.test(src)) wanted.set(src, {});
-        }
-      }
+      const { maxInlineImages, concurrentDownloads } = config().media;
+      const { named, inline } = wantedImages(resource, input);
       const media: MediaMap = new Map();
-      await Promise.all(
-        [...wanted].map(async ([url, options]) => {
-          media.set(url, await plugin().service('media').importImage(url, options));
-        })
-      );
+      for (const src of inline.slice(maxInlineImages)) {
+        media.set(src, { ok: false, reason: 'over media.maxInlineImages', overLimit: true });
+      }
+      const wanted = [...named, ...inline.slice(0, maxInlineImages).map((src) => [src, {}] as const)];
+      await forEachLimited(wanted, concurrentDownloads, async ([url, options]) => {
+        media.set(url, await plugin().service('media').importImage(url, options));
+      });
       return media;
+    },
+
+    /**
+     * Imports the input's images, then runs `work` in a transaction with them. When the work
+     * fails, the files this request uploaded are taken back, so a refused write leaves no file
+     * in the Media Library that nothing uses.
+     */
+    async withMedia<T>(
+      resource: Resource,
+      input: ContractInput,
+      work: (transaction: Transaction, media: MediaMap) => Promise<T>
+    ): Promise<T> {
+      const media = await this.importMedia(resource, input);
+      try {
+        return await transactions().run((transaction) => work(transaction, media));
+      } catch (error) {
+        await releaseFresh(media);
+        throw error;
+      }
     },
 
     async toData(
@@ -130,26 +228,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           case 'text':
             data[attribute] =
               typeof value === 'string'
-                ? checkedText(field, this.asStoredText(resource, field, target, value), target.attributeType) || null
+                ? checkedText(
+                    field,
+                    this.asStoredText(resource, field, target, value),
+                    target.attributeType
+                  ) || null
                 : value;
             break;
-          case 'blocks': {
-            const { blocks, fallbacks } = htmlToBlocks(value as string, {
-              resolveImage: (src, alt) => {
-                const result = media.get(src);
-                return result?.ok
-                  ? { ...result.file, alternativeText: alt || result.file.alternativeText }
-                  : undefined;
-              },
-            });
-            data[attribute] = blocks;
-            if (fallbacks.length > 0) {
-              notes.push(
-                `${field}: kept as HTML code blocks: ${[...new Set(fallbacks.map((fallback) => `<${fallback.tag}>`))].join(', ')}.`
-              );
-            }
+          case 'blocks':
+            data[attribute] = blocksValue(field, value as string, media, notes);
             break;
-          }
           case 'datetime':
             data[attribute] = publishDateToIso(value as string, config().timezone);
             break;
@@ -171,16 +259,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
             break;
           }
           case 'media': {
-            if (Array.isArray(value)) {
-              data[attribute] = (value as Array<{ url: string }>)
-                .map((image) => mediaId(media, image.url, field, notes))
-                .filter((id) => id !== undefined);
-            } else if (value === '') {
-              data[attribute] = null;
-            } else {
-              const id = mediaId(media, value as string, field, notes);
-              if (id !== undefined) data[attribute] = target.multiple ? [id] : id;
-            }
+            const ids = mediaValue(target, field, value, media, notes);
+            if (ids !== undefined) data[attribute] = ids;
             break;
           }
           case 'json':

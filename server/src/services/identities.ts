@@ -9,6 +9,33 @@ type RowLock = { shared?: boolean };
 
 /** The natural_key column is a varchar(255). */
 const KEY_COLUMN_MAX = 255;
+/** A suffixed slug keeps this much of its base, leaving room for the suffix in a varchar(255). */
+const SLUG_STEM_MAX = 240;
+/** Enough digits for a million entries with the same base. */
+const SUFFIX_DIGITS_MAX = 7;
+
+/** `%`, `_` and the escape character itself are wildcards or special in LIKE; `!` works as escape on every database. */
+const escapeLike = (text: string) => text.replace(/[!%_]/g, (character) => `!${character}`);
+
+/**
+ * The values of `column` that are `exact`, or `stem` followed by "-" and a short suffix: the
+ * candidates a free slug must avoid, in one query. `length` keeps other titles that merely
+ * start with the same words ("post-about-x" for "post") to the few with a short remainder.
+ */
+function likeSlugs(knex: Knex, trx: Trx, table: string, column: string, exact: string, stem: string) {
+  return knex(table)
+    .transacting(trx)
+    .select({ value: column })
+    .where((query: Knex) =>
+      query
+        .where(column, exact)
+        .orWhere((suffixed: Knex) =>
+          suffixed
+            .whereRaw(`?? like ? escape '!'`, [column, `${escapeLike(stem)}-%`])
+            .whereRaw('length(??) <= ?', [column, stem.length + 1 + SUFFIX_DIGITS_MAX])
+        )
+    );
+}
 /** Characters that every supported collation compares one to one (checked against MariaDB's *_ci collations). */
 const PLAIN_KEY = /^[a-z0-9:._~-]+( [a-z0-9:._~-]+)*$/;
 
@@ -159,8 +186,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     /**
      * The first of `base`, `base-2`, `base-3`... that no entry of `uid` uses and no identity
-     * claims. The caller claims `slug:<slug>` once the entry exists, so a concurrent request
-     * that picked the same slug loses at the unique index and is retried.
+     * claims, found with one query on each table however many entries share the base. The
+     * caller claims `slug:<slug>` once the entry exists, so a concurrent request that picked the
+     * same slug loses at the unique index and is retried.
      */
     async freeSlug(
       trx: Trx,
@@ -169,24 +197,31 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       slugField: string,
       base: string
     ): Promise<string> {
+      const stem = base.slice(0, SLUG_STEM_MAX);
       const table = tableOf(uid);
       const registry = identities();
-      for (let suffix = 1; ; suffix += 1) {
-        const candidate = suffix === 1 ? base : `${base.slice(0, 240)}-${suffix}`;
-        const claimed = await knex()(registry.name)
-          .transacting(trx)
-          .first(registry.column('id'))
-          .where({
-            [registry.column('resource')]: resource,
-            [registry.column('naturalKey')]: storedKey(`slug:${candidate}`),
-          });
-        const used =
-          claimed ??
-          (await knex()(table.name)
-            .transacting(trx)
-            .first(table.column('id'))
-            .where(table.column(slugField), candidate));
-        if (!used) return candidate;
+      const usedSlugs = await likeSlugs(knex(), trx, table.name, table.column(slugField), base, stem);
+      const usedKeys = await likeSlugs(
+        knex(),
+        trx,
+        registry.name,
+        registry.column('naturalKey'),
+        storedKey(`slug:${base}`),
+        `slug:${stem}`
+      ).where(registry.column('resource'), resource);
+      // Lower case: MySQL and MariaDB compare (and index) "Post-2" and "post-2" as the same value.
+      const used = new Set<string>([
+        ...usedSlugs.map((row: Record<string, string>) => String(row.value).toLowerCase()),
+        ...usedKeys.map((row: Record<string, string>) =>
+          String(row.value)
+            .toLowerCase()
+            .replace(/^slug:/, '')
+        ),
+      ]);
+      if (!used.has(base.toLowerCase())) return base;
+      for (let suffix = 2; ; suffix += 1) {
+        const candidate = `${stem}-${suffix}`;
+        if (!used.has(candidate.toLowerCase())) return candidate;
       }
     },
   };

@@ -18,6 +18,7 @@ import {
   pinnedLookup,
   resolveCheckedAddresses,
 } from '../network/checked-connection';
+import { displayUrl, withoutCredentials } from '../utils/display-url';
 import { toSlug } from '../utils/slug';
 import type { Transaction } from './transactions';
 
@@ -123,24 +124,12 @@ function parseImageUrl(raw: string, base?: URL): URL {
   try {
     url = new URL(raw, base);
   } catch {
-    throw new ImportRefused(`"${raw.slice(0, 200)}" is not a valid URL`);
+    throw new ImportRefused(`"${withoutCredentials(raw).slice(0, 200)}" is not a valid URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ImportRefused(`only http and https URLs are imported, not ${url.protocol}`);
   }
   return url;
-}
-
-/** The URL without credentials, for messages and logs. */
-function displayUrl(raw: string): string {
-  try {
-    const url = new URL(raw);
-    url.username = '';
-    url.password = '';
-    return url.href;
-  } catch {
-    return raw.slice(0, 200);
-  }
 }
 
 /** A URL path decoded for a file name; a malformed escape is kept as written. */
@@ -314,15 +303,25 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     }
   }
 
-  /** Deletes a file this import uploaded but does not keep (a concurrent import of the URL won). */
+  /** Deletes a file an import uploaded but does not keep. */
   async function discard(file: UploadedFile) {
     try {
       await uploads().remove(file);
     } catch (error) {
       strapi.log.warn(
-        `[${PLUGIN_ID}] could not delete duplicate media file ${file.id}: ${(error as Error).message}`
+        `[${PLUGIN_ID}] could not delete unused media file ${file.id}: ${(error as Error).message}`
       );
     }
+  }
+
+  /** Whether an entry links the file through a media attribute (the upload plugin's morph table). */
+  async function isLinked({ trx }: Transaction, fileId: number): Promise<boolean> {
+    const meta = strapi.db.metadata.get(FILE_UID as never) as unknown as {
+      attributes: { related: { joinTable: { name: string; joinColumn: { name: string } } } };
+    };
+    const { name, joinColumn } = meta.attributes.related.joinTable;
+    const knex = strapi.db.connection as any;
+    return Boolean(await knex(name).transacting(trx).first(joinColumn.name).where(joinColumn.name, fileId));
   }
 
   function reasonOf(error: unknown): string {
@@ -366,6 +365,28 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const reason = reasonOf(error);
         strapi.log.warn(`[${PLUGIN_ID}] image ${displayUrl(rawUrl)} was not imported: ${reason}`);
         return { ok: false, reason };
+      }
+    },
+
+    /**
+     * Takes back a file `importImage` uploaded (`reused: false`) for a request whose write then
+     * failed, so the Media Library keeps no file that nothing refers to. The URL's registry entry
+     * goes with it. A file an entry links meanwhile (a concurrent request that reused it) stays.
+     */
+    async release(rawUrl: string, file: UploadedFile): Promise<void> {
+      try {
+        const key = keyOf(parseImageUrl(rawUrl));
+        const released = await transactions().run(async (transaction: Transaction) => {
+          const target = await identities().lookup(transaction.trx, RESOURCE, key);
+          if (target !== String(file.id) || (await isLinked(transaction, file.id))) return false;
+          await identities().forgetKey(transaction.trx, RESOURCE, key);
+          return true;
+        });
+        if (released) await discard(file);
+      } catch (error) {
+        strapi.log.warn(
+          `[${PLUGIN_ID}] could not take back media file ${file.id} of a failed request: ${(error as Error).message}`
+        );
       }
     },
   };

@@ -18,7 +18,6 @@ export type PostResult = EntityResponse & { notes: string[] };
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const plugin = () => strapi.plugin(PLUGIN_ID);
-  const transactions = () => plugin().service('transactions');
   const identities = () => plugin().service('identities');
   const fields = () => plugin().service('fields');
   const resource = (): Resource => plugin().service('mapping').resource('post');
@@ -113,8 +112,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * the source_id is relinked to a new post.
      */
     async create(input: PostCreate): Promise<PostResult & { created: boolean }> {
-      const media = await fields().importMedia(resource(), input);
-      return transactions().run(async (transaction: Transaction) => {
+      return fields().withMedia(resource(), input, async (transaction: Transaction, media: MediaMap) => {
         if (input.source_id) {
           const { registry, uid } = resource();
           const known = await identities().findLive(transaction.trx, registry, uid, [
@@ -127,8 +125,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     async update(documentId: string, input: PostUpdate): Promise<PostResult> {
-      const media = await fields().importMedia(resource(), input);
-      return transactions().run(async (transaction: Transaction) => {
+      return fields().withMedia(resource(), input, async (transaction: Transaction, media: MediaMap) => {
         const { published } = await plugin()
           .service('entities')
           .lockOrNotFound(transaction, resource(), documentId);

@@ -2,6 +2,7 @@ import type { Core } from '@strapi/strapi';
 import type { ProductUpdate } from '../contract/schemas';
 import { PLUGIN_ID } from '../constants';
 import type { Resource } from '../resources';
+import type { MediaMap } from './fields';
 import type { PostResult } from './posts';
 import type { Transaction } from './transactions';
 
@@ -17,10 +18,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /** Partial: only fields present change. A published product stays published with the new copy. */
     async update(documentId: string, input: ProductUpdate): Promise<PostResult> {
       const products = strapi.documents(resource().uid as never);
-      const media = await plugin().service('fields').importMedia(resource(), input);
       return plugin()
-        .service('transactions')
-        .run(async (transaction: Transaction) => {
+        .service('fields')
+        .withMedia(resource(), input, async (transaction: Transaction, media: MediaMap) => {
           await plugin().service('entities').lockOrNotFound(transaction, resource(), documentId);
           const { data, notes } = await plugin()
             .service('fields')

@@ -2,7 +2,7 @@ import type { Core } from '@strapi/strapi';
 import { PLUGIN_ID } from '../constants';
 import type { Resource } from '../resources';
 import { toSlug } from '../utils/slug';
-import type { ContractInput } from './fields';
+import type { ContractInput, MediaMap } from './fields';
 import type { PostResult } from './posts';
 import type { Transaction } from './transactions';
 
@@ -79,10 +79,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       identity: { slug?: string; sourceId?: string } = {}
     ): Promise<PostResult> {
       const resource: Resource = plugin().service('mapping').resource(kind);
-      const media = await plugin().service('fields').importMedia(resource, fields);
       return plugin()
-        .service('transactions')
-        .run(async (transaction: Transaction) => {
+        .service('fields')
+        .withMedia(resource, fields, async (transaction: Transaction, media: MediaMap) => {
           const { data, notes } = await plugin()
             .service('fields')
             .toData(transaction, resource, fields, media);
