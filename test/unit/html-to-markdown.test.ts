@@ -1,4 +1,5 @@
 import { htmlToMarkdown } from '../../server/src/mapping/html-to-markdown';
+import { MAX_NESTING } from '../../server/src/mapping/html-to-blocks';
 
 describe('htmlToMarkdown', () => {
   test('headings, marks, links, lists and code become Markdown', () => {
@@ -32,5 +33,18 @@ describe('htmlToMarkdown', () => {
     expect(markdown).toContain(table);
     expect(markdown).toContain(iframe);
     expect(markdown.startsWith('Before')).toBe(true);
+  });
+});
+
+describe('htmlToMarkdown: deep nesting', () => {
+  it('keeps HTML nested deeper than the limit as HTML instead of recursing through it', () => {
+    const depth = 100_000;
+    const html = `${'<div>'.repeat(depth)}deep${'</div>'.repeat(depth)}`;
+    expect(htmlToMarkdown(html)).toBe(html);
+  });
+
+  it('still converts HTML nested up to the limit', () => {
+    const html = `${'<div>'.repeat(MAX_NESTING - 2)}<p><strong>shallow</strong></p>${'</div>'.repeat(MAX_NESTING - 2)}`;
+    expect(htmlToMarkdown(html)).toBe('**shallow**');
   });
 });

@@ -75,7 +75,7 @@ describe('resolveMapping', () => {
     );
     expect(problems).toEqual([
       'contentTypes.post.uid: "api::nope.nope" is not a content type of this site.',
-      'contentTypes.author.fields.display_name: api::author.author has no attribute "fullName" (its attributes: name, email, bio, articles).',
+      'contentTypes.author.fields.display_name: api::author.author has no attribute "fullName" (its attributes: name, email, bio, articles, stories).',
       'contentTypes.author.fields.display_name: must name a text attribute; author entries are found and titled by it.',
     ]);
   });

@@ -7,8 +7,8 @@
  * Nothing in the post is silently lost: markup Blocks cannot hold is kept verbatim in an
  * `html` code block and reported in `fallbacks`, so an editor or the front end can deal with it.
  */
-import { Parser } from 'htmlparser2';
 import { DomHandler, isTag, isText, type ChildNode, type Element } from 'domhandler';
+import { linearParser } from './html-parser';
 
 export type Mark = 'bold' | 'italic' | 'underline' | 'strikethrough' | 'code';
 
@@ -573,68 +573,10 @@ class ExactSpanDomHandler extends DomHandler {
   }
 }
 
-/**
- * htmlparser2 10 keeps its open elements (and foreign-content flags) top first in an array,
- * adding and removing at the front with `unshift` and `shift`: each tag then costs as much as
- * the current depth, and 100,000 nested tags took 7 s to parse. This keeps the top at the end.
- * The parser reads `[0]` (the top) and, at the end of the document, deeper entries only to name
- * the elements it closes for the handler, which does not use the name.
- */
-class TopLastStack<T> {
-  private readonly items: T[];
-  /** How many times each value is on the stack, so a search for one that is not costs nothing. */
-  private readonly counts = new Map<T, number>();
-
-  constructor(topFirst: readonly T[] = []) {
-    this.items = [...topFirst].reverse();
-    this.items.forEach((item) => this.count(item, 1));
-  }
-
-  get length(): number {
-    return this.items.length;
-  }
-
-  set length(length: number) {
-    this.items.length = length;
-    this.counts.clear();
-    this.items.forEach((item) => this.count(item, 1));
-  }
-
-  get 0(): T | undefined {
-    return this.items[this.items.length - 1];
-  }
-
-  unshift(item: T): number {
-    this.count(item, 1);
-    return this.items.push(item);
-  }
-
-  shift(): T | undefined {
-    if (this.items.length === 0) return undefined;
-    const item = this.items.pop()!;
-    this.count(item, -1);
-    return item;
-  }
-
-  /** The distance from the top, as on the parser's array. */
-  indexOf(item: T): number {
-    if (!this.counts.get(item)) return -1;
-    return this.items.length - 1 - this.items.lastIndexOf(item);
-  }
-
-  private count(item: T, change: number) {
-    this.counts.set(item, (this.counts.get(item) ?? 0) + change);
-  }
-}
-
 function parseHtml(html: string) {
   const options = { decodeEntities: true, withStartIndices: true, withEndIndices: true };
   const handler = new ExactSpanDomHandler(undefined, options);
-  const parser = new Parser(handler, options);
-  const internals = parser as unknown as { stack: unknown; foreignContext: boolean[] };
-  internals.stack = new TopLastStack<string>();
-  internals.foreignContext = new TopLastStack(internals.foreignContext) as unknown as boolean[];
-  parser.end(html);
+  linearParser(handler, options).end(html);
   return handler.root;
 }
 
