@@ -366,13 +366,15 @@ function createApiToken(projectDir, env) {
     (async () => {
       const app = await createStrapi({ appDir: process.cwd(), distDir: require('path').join(process.cwd(), 'dist') }).load();
       const token = await app.service('admin::api-token').create({ name: 'template-test', type: 'read-only', lifespan: null });
-      process.stdout.write(JSON.stringify({ accessKey: token.accessKey }));
+      process.stdout.write('\\nPB_TEMPLATE_TOKEN=' + token.accessKey + '\\n');
       await app.destroy();
       process.exit(0);
     })().catch((error) => { console.error(error); process.exit(1); });
   `;
   const output = run(process.execPath, ['-e', script], { cwd: projectDir, env });
-  return JSON.parse(output.slice(output.indexOf('{"accessKey"'))).accessKey;
+  const token = /^PB_TEMPLATE_TOKEN=(\S+)$/m.exec(output)?.[1];
+  if (!token) throw new Error(`No API token was created:\n${output}`);
+  return token;
 }
 
 async function main() {
