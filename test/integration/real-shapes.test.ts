@@ -73,6 +73,9 @@ describe("Strapi's example-template Article (one category, one author, 80-charac
   afterAll(async () => {
     await site?.stop();
   });
+  beforeEach(() => {
+    started.serverErrors.length = 0;
+  });
   afterEach(() => {
     expect(started.serverErrors).toEqual([]);
   });
@@ -167,6 +170,9 @@ describe('the example Article (categories manyToMany, author manyToOne, seo with
   });
   afterAll(async () => {
     await site?.stop();
+  });
+  beforeEach(() => {
+    started.serverErrors.length = 0;
   });
   afterEach(() => {
     expect(started.serverErrors).toEqual([]);
