@@ -386,9 +386,9 @@ describe('posts', () => {
     });
 
     it('refuses an invalid update with 400 and leaves the post as it was', async () => {
-      const reply = await site.send('PUT', `/posts/${id}`, { title: 'T'.repeat(300), content: 'new' });
+      const reply = await site.send('PUT', `/posts/${id}`, { source_id: 's'.repeat(192), content: 'new' });
       expect(reply.status).toBe(400);
-      expect(reply.body.error).toMatch(/title/);
+      expect(reply.body.error).toMatch(/source_id/);
       expect(await readFields(id)).toEqual(original);
     });
   });
