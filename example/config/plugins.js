@@ -3,7 +3,8 @@ const path = require('path');
 /**
  * Posts, blog categories and authors go into the example's own blog types, as a real site
  * would have them; tags, products and product categories use the plugin's types. Set
- * PUBLISH_BRIDGE_CONTENT_TYPES=plugin to store everything in the plugin's types instead.
+ * PUBLISH_BRIDGE_CONTENT_TYPES=plugin to store everything in the plugin's types instead
+ * (any value other than 'site' or 'template' does the same).
  */
 const SITE_CONTENT_TYPES = {
   post: {
@@ -29,6 +30,28 @@ const SITE_CONTENT_TYPES = {
   },
   author: { uid: 'api::author.author', fields: { display_name: 'name', email: 'email', description: 'bio' } },
 };
+
+/**
+ * PUBLISH_BRIDGE_CONTENT_TYPES=template: posts go into the Story, the Article of Strapi's own
+ * example blog (create-strapi-app --example): one category, one author, an 80-character
+ * description. Categories and authors stay where 'site' puts them.
+ */
+const TEMPLATE_CONTENT_TYPES = {
+  ...SITE_CONTENT_TYPES,
+  post: {
+    uid: 'api::story.story',
+    fields: {
+      title: 'title',
+      slug: 'slug',
+      excerpt: 'description',
+      featured_image: 'cover',
+      author: 'author',
+      categories: 'category',
+    },
+  },
+};
+
+const CONTENT_TYPES = { site: SITE_CONTENT_TYPES, template: TEMPLATE_CONTENT_TYPES };
 
 module.exports = ({ env }) => ({
   'users-permissions': {
@@ -58,7 +81,7 @@ module.exports = ({ env }) => ({
       },
       timezone: env('PUBLISH_BRIDGE_TIMEZONE', 'UTC'),
       bodyTimeoutMs: env.int('PUBLISH_BRIDGE_BODY_TIMEOUT_MS', 30000),
-      contentTypes: env('PUBLISH_BRIDGE_CONTENT_TYPES', 'site') === 'site' ? SITE_CONTENT_TYPES : {},
+      contentTypes: CONTENT_TYPES[env('PUBLISH_BRIDGE_CONTENT_TYPES', 'site')] ?? {},
       // Image hosts on a private network, e.g. "cdn.internal,10.0.0.0/8"; public hosts need no entry.
       media: { allowedHosts: env.array('PUBLISH_BRIDGE_MEDIA_ALLOWED_HOSTS', []).filter(Boolean) },
     },

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_MAPPING } from '../../server/src/mapping/catalogue';
-import { fitToLength } from '../../server/src/mapping/fit';
+import { fitNames, fitText, fitToLength, maxLengthOf } from '../../server/src/mapping/fit';
 import { resolveMapping, type MappingConfig, type SchemaLookup } from '../../server/src/mapping/resolve';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -18,6 +18,7 @@ const SCHEMAS: Record<string, string> = {
   'api::article.article': 'example/src/api/article/content-types/article/schema.json',
   'api::category.category': 'example/src/api/category/content-types/category/schema.json',
   'api::author.author': 'example/src/api/author/content-types/author/schema.json',
+  'api::story.story': 'example/src/api/story/content-types/story/schema.json',
 };
 const schemaOf: SchemaLookup = (uid) => {
   if (!SCHEMAS[uid]) return undefined;
@@ -30,7 +31,11 @@ const componentOf: SchemaLookup = (uid) =>
 /** The example site's own config, read with Strapi's env helper defaults. */
 const defaults = <T>(_name: string, fallback?: T) => fallback;
 const env = Object.assign(defaults, { array: defaults, int: defaults, bool: defaults, json: defaults });
-const SITE: MappingConfig = require('../../example/config/plugins.js')({ env })['publish-bridge'].config.contentTypes;
+const exampleMapping = (variant: string): MappingConfig => {
+  const variantEnv = Object.assign((name: string, fallback?: unknown) => (name === 'PUBLISH_BRIDGE_CONTENT_TYPES' ? variant : fallback), env);
+  return require('../../example/config/plugins.js')({ env: variantEnv })['publish-bridge'].config.contentTypes;
+};
+const SITE = exampleMapping('site');
 
 describe('resolveMapping', () => {
   test('the plugin types resolve with no problem and every contract field stored', () => {
@@ -54,8 +59,8 @@ describe('resolveMapping', () => {
     expect(post.fields.featured_image).toMatchObject({ adapter: 'media', multiple: false });
     expect(post.fields.seo.adapter).toBe('seoComponent');
     expect(post.fields.seo.seo).toEqual({
-      title: { attribute: 'metaTitle', adapter: 'text', attributeType: 'string', limits: { max: 60 } },
-      description: { attribute: 'metaDescription', adapter: 'text', attributeType: 'string', limits: { min: 50, max: 160 } },
+      title: { attribute: 'metaTitle', adapter: 'text', attributeType: 'string', limits: { max: 60 }, required: true },
+      description: { attribute: 'metaDescription', adapter: 'text', attributeType: 'string', limits: { min: 50, max: 160 }, required: true },
       keywords: { attribute: 'keywords', adapter: 'names', attributeType: 'text', limits: {} },
     });
     expect(post.fields.reading_time).toMatchObject({ adapter: 'text', attribute: 'readingTime' });
@@ -96,6 +101,101 @@ describe('resolveMapping', () => {
       'contentTypes.post.fields.subtitle: "subtitle" is not a contract field of post (known: title, slug, content, excerpt, date, categories, tags, author, featured_image, reading_time, seo, source_id).',
       'contentTypes.post.fields.categories: relation "categories" points to api::category.category, but blogCategory is stored in plugin::publish-bridge.blog-category; map contentTypes.blogCategory to api::category.category or choose another attribute.',
     ]);
+  });
+});
+
+describe('relations', () => {
+  test("Strapi's example-template Article: one category and one author are single relations", () => {
+    const { problems, resources } = resolveMapping(exampleMapping('template'), schemaOf, componentOf);
+    expect(problems).toEqual([]);
+    expect(resources.post.uid).toBe('api::story.story');
+    expect(resources.post.fields.categories).toMatchObject({
+      adapter: 'relation',
+      attribute: 'category',
+      multiple: false,
+    });
+    expect(resources.post.fields.author).toMatchObject({
+      adapter: 'relation',
+      targetKind: 'author',
+      multiple: false,
+    });
+    expect(resources.post.fields.excerpt).toMatchObject({ adapter: 'text', limits: { max: 80 } });
+  });
+
+  test.each([
+    ['manyToMany', true],
+    ['oneToMany', true],
+    ['manyWay', true],
+    ['manyToOne', false],
+    ['oneToOne', false],
+    ['oneWay', false],
+  ])('a %s relation holds a list: %p', (relation, multiple) => {
+    const article = schemaOf('api::article.article')!;
+    const lookup: SchemaLookup = (uid) =>
+      uid === 'api::article.article'
+        ? {
+            ...article,
+            attributes: { ...article.attributes, author: { ...article.attributes.author, relation } },
+          }
+        : schemaOf(uid);
+    const { resources } = resolveMapping(SITE, lookup, componentOf);
+    expect(resources.post.fields.author.multiple).toBe(multiple);
+  });
+});
+
+describe('fitText', () => {
+  const string = { attributeType: 'string', limits: {} };
+  const description = { attributeType: 'text', limits: { max: 80 } };
+
+  test('a string attribute holds 255 characters, and its own maxLength when smaller', () => {
+    expect(maxLengthOf(string)).toBe(255);
+    expect(maxLengthOf({ attributeType: 'string', limits: { max: 60 } })).toBe(60);
+    expect(maxLengthOf({ attributeType: 'string', limits: { max: 400 } })).toBe(255);
+    expect(maxLengthOf({ attributeType: 'text', limits: {} })).toBeUndefined();
+    expect(maxLengthOf({ attributeType: 'uid', limits: {} })).toBe(255);
+  });
+
+  test('text that fits is kept; longer text is cut at a word boundary', () => {
+    expect(fitText('A short description.', description)).toEqual({
+      outcome: 'fits',
+      value: 'A short description.',
+    });
+    const long =
+      'A slow morning with a hand grinder, three brew methods and one lesson about water temperature.';
+    const fitted = fitText(long, description);
+    expect(fitted).toEqual({
+      outcome: 'cut',
+      value: 'A slow morning with a hand grinder, three brew methods and one lesson about',
+      max: 80,
+    });
+  });
+
+  test('an identifier is never cut: it is too long', () => {
+    expect(fitText('s'.repeat(300), string, { cuttable: false })).toEqual({ outcome: 'tooLong', max: 255 });
+    expect(fitText('s'.repeat(255), string, { cuttable: false })).toEqual({
+      outcome: 'fits',
+      value: 's'.repeat(255),
+    });
+  });
+
+  test('text shorter than minLength is too short', () => {
+    const bounded = { attributeType: 'string', limits: { min: 50, max: 160 } };
+    expect(fitText('Too short.', bounded)).toEqual({ outcome: 'tooShort', min: 50 });
+    expect(fitText('x'.repeat(50), bounded)).toEqual({ outcome: 'fits', value: 'x'.repeat(50) });
+  });
+});
+
+describe('fitNames', () => {
+  test('keeps whole names in order while they fit, and says which were dropped', () => {
+    const bounds = { attributeType: 'string', limits: { max: 20 } };
+    expect(fitNames(['coffee', 'grinder', 'espresso'], ', ', bounds)).toEqual({
+      value: 'coffee, grinder',
+      dropped: ['espresso'],
+    });
+    expect(fitNames(['coffee'], ', ', { attributeType: 'text', limits: {} })).toEqual({
+      value: 'coffee',
+      dropped: [],
+    });
   });
 });
 

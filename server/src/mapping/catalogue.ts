@@ -88,6 +88,13 @@ export const NAME_FIELD: Record<ResourceKind, string> = {
   productCategory: 'name',
 };
 
+/**
+ * Contract fields that identify or address something (an id, a login, a link): they are never
+ * cut to fit an attribute, since a shortened one would name something else. So are values
+ * written to `uid` and `email` attributes.
+ */
+export const IDENTIFIER_FIELDS = ['source_id', 'username', 'email', 'url', 'featured_image', 'image'];
+
 /** Where a relation-typed field must point. */
 export const RELATION_TARGETS: Partial<Record<ResourceKind, Record<string, ResourceKind>>> = {
   post: { categories: 'blogCategory', tags: 'tag', author: 'author' },

@@ -21,13 +21,21 @@ export type AttributeSchema = {
   maxLength?: number;
   relation?: string;
   customField?: string;
+  required?: boolean;
 };
 export type SchemaLookup = (
   uid: string
 ) => { attributes: Record<string, AttributeSchema>; draftAndPublish: boolean } | undefined;
 
 export type LengthLimits = { min?: number; max?: number };
-export type SeoPart = { attribute: string; adapter: Adapter; attributeType: string; limits: LengthLimits };
+export type SeoPart = {
+  attribute: string;
+  adapter: Adapter;
+  attributeType: string;
+  limits: LengthLimits;
+  /** Set when the site's component refuses to be saved without this part. */
+  required?: boolean;
+};
 export type SeoParts = { title?: SeoPart; description?: SeoPart; keywords?: SeoPart };
 
 export type FieldTarget = {
@@ -66,6 +74,9 @@ const SEO_COMPONENT_PARTS = {
   description: 'metaDescription',
   keywords: 'keywords',
 } as const;
+
+/** Relation kinds that hold a list; the others (manyToOne, oneToOne, oneWay, morphToOne) hold one entry. */
+const MULTIPLE_RELATIONS = ['oneToMany', 'manyToMany', 'manyWay', 'morphToMany'];
 
 const limitsOf = (attribute: AttributeSchema): LengthLimits => ({
   min: attribute.minLength,
@@ -148,7 +159,7 @@ export function resolveMapping(
           continue;
         }
         target.targetKind = targetKind;
-        target.multiple = ['oneToMany', 'manyToMany'].includes(attribute.relation ?? '');
+        target.multiple = MULTIPLE_RELATIONS.includes(attribute.relation ?? '');
       }
       if (adapter === 'seoComponent') {
         const seo = resolveSeoComponent(attribute, componentOf, at, problems);
@@ -224,6 +235,7 @@ function resolveSeoComponent(
         adapter,
         attributeType: partAttribute.type,
         limits: limitsOf(partAttribute),
+        ...(partAttribute.required ? { required: true } : {}),
       };
   }
   if (!parts.title && !parts.description) {

@@ -3,17 +3,21 @@ import { publishDateToIso } from '../contract/dates';
 import { ContractError } from '../contract/errors';
 import type { Seo } from '../contract/schemas';
 import { PLUGIN_ID } from '../constants';
-import { FIELD_ROLES, NAME_FIELD } from '../mapping/catalogue';
-import { fitToLength } from '../mapping/fit';
-import { collectImageSources, htmlToBlocks, MAX_NESTING, type BlocksImage } from '../mapping/html-to-blocks';
+import { FIELD_ROLES, IDENTIFIER_FIELDS, NAME_FIELD } from '../mapping/catalogue';
+import { fitNames, fitText, maxLengthOf, type TextBounds } from '../mapping/fit';
+import {
+  blocksToPlainText,
+  collectImageSources,
+  htmlToBlocks,
+  MAX_NESTING,
+  type BlocksImage,
+} from '../mapping/html-to-blocks';
 import { htmlToMarkdown } from '../mapping/html-to-markdown';
 import type { FieldTarget, SeoPart } from '../mapping/resolve';
 import type { Resource } from '../resources';
 import { displayUrl } from '../utils/display-url';
+import type { NamedKind } from './taxonomy';
 import type { Transaction } from './transactions';
-
-/** Varchar(255) on every database Strapi supports. */
-const STRING_COLUMN_MAX = 255;
 
 type UploadedFile = BlocksImage & { id: number };
 /** `reused`: the file came from an earlier import; otherwise this request uploaded it. */
@@ -36,6 +40,9 @@ export type ContractInput = Record<string, unknown>;
 
 export type WriteResult = { data: Record<string, unknown>; notes: string[] };
 
+const isIdentifier = (field: string, target: FieldTarget) =>
+  IDENTIFIER_FIELDS.includes(field) || ['uid', 'email'].includes(target.attributeType ?? '');
+
 /**
  * Turns contract fields into Strapi data for wherever the mapping stores them, choosing the
  * conversion from the target attribute's type. Only fields present in the input are written.
@@ -46,34 +53,66 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const transactions = (): { run<R>(work: (transaction: Transaction) => Promise<R>): Promise<R> } =>
     plugin().service('transactions');
 
-  function checkedText(field: string, value: string, attributeType?: string) {
-    if (attributeType === 'string' && value.length > STRING_COLUMN_MAX) {
-      throw new ContractError(
-        400,
-        `Invalid request: ${field}: this site stores it in a field of at most ${STRING_COLUMN_MAX} characters (got ${value.length}).`
+  /**
+   * `value` as the attribute can hold it: cut at a word boundary when too long, left out when
+   * shorter than its minLength, each noted. An identifier is never cut and a name is never left
+   * out: those answer 400 naming the field instead.
+   */
+  function fittedText(
+    label: string,
+    target: TextBounds & { attribute: string },
+    value: string,
+    notes: string[],
+    { identifier = false, name = false } = {}
+  ): string | undefined {
+    const fitted = fitText(value, target, { cuttable: !identifier });
+    switch (fitted.outcome) {
+      case 'fits':
+        return fitted.value;
+      case 'cut':
+        notes.push(
+          `${label} was cut to ${fitted.value.length} characters to fit ${target.attribute} (at most ${fitted.max}).`
+        );
+        return fitted.value;
+      case 'tooLong':
+        throw new ContractError(
+          400,
+          `Invalid request: ${label}: this site stores it in a field of at most ${fitted.max} characters (got ${value.length}), and an identifier is never shortened.`
+        );
+      case 'tooShort':
+        if (identifier || name) {
+          throw new ContractError(
+            400,
+            `Invalid request: ${label}: this site needs at least ${fitted.min} characters in ${target.attribute} (got ${value.length}).`
+          );
+        }
+        notes.push(
+          `${label} was not stored: ${target.attribute} needs at least ${fitted.min} characters (got ${value.length}).`
+        );
+        return undefined;
+    }
+  }
+
+  /** Names into a JSON attribute as a list, into a text attribute as many whole names as fit. */
+  function namesValue(
+    label: string,
+    names: string[],
+    target: TextBounds & { attribute: string },
+    notes: string[]
+  ) {
+    if (target.attributeType === 'json') return names;
+    const { value, dropped } = fitNames(names, ', ', target);
+    if (dropped.length > 0) {
+      notes.push(
+        `${label}: ${dropped.map((name) => `"${name}"`).join(', ')} not stored: ${target.attribute} holds at most ${maxLengthOf(target)} characters.`
       );
     }
     return value;
   }
 
-  const namesValue = (names: string[], target: { attributeType?: string }) =>
-    target.attributeType === 'json' ? names : names.join(', ');
-
   function seoValue(part: SeoPart, value: string | string[], label: string, notes: string[]): unknown {
-    if (Array.isArray(value)) return namesValue(value, part);
-    const { min, max = part.attributeType === 'string' ? STRING_COLUMN_MAX : undefined } = part.limits;
-    const fitted = max !== undefined ? fitToLength(value, max) : value;
-    if (fitted !== value)
-      notes.push(
-        `seo.${label} was cut to ${fitted.length} characters to fit ${part.attribute} (at most ${max}).`
-      );
-    if (min !== undefined && fitted.length < min) {
-      notes.push(
-        `seo.${label} was not stored: ${part.attribute} needs at least ${min} characters (got ${fitted.length}).`
-      );
-      return undefined;
-    }
-    return fitted;
+    if (Array.isArray(value)) return namesValue(`seo.${label}`, value, part, notes);
+    return fittedText(`seo.${label}`, part, value, notes);
   }
 
   function seoParts(target: FieldTarget, seo: Seo, notes: string[]) {
@@ -171,6 +210,96 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     );
   }
 
+  /** What a required seo part falls back to, best first: the post's title; its excerpt, then the text of its content. */
+  function seoFallbacks(resource: Resource, input: ContractInput, current?: Record<string, unknown> | null) {
+    const stored = (field: string) => {
+      const target = resource.fields[field];
+      return input[field] ?? (target?.adapter === 'text' ? current?.[target.attribute] : undefined);
+    };
+    const content = input.content;
+    return {
+      title: [{ source: 'title', value: stored('title') }],
+      description: [
+        { source: 'excerpt', value: stored('excerpt') },
+        {
+          source: 'content',
+          value: typeof content === 'string' ? blocksToPlainText(htmlToBlocks(content).blocks) : undefined,
+        },
+      ],
+    };
+  }
+
+  /**
+   * The seo parts with every part the site's component requires: sent, else kept from the stored
+   * component, else filled from the post. When one cannot be filled the component is not written
+   * (noted): seo is optional, so it never costs the post.
+   */
+  function withRequiredSeo(
+    target: FieldTarget,
+    parts: Record<string, unknown>,
+    existing: Record<string, unknown> | null | undefined,
+    fallbacks: ReturnType<typeof seoFallbacks>,
+    notes: string[]
+  ): Record<string, unknown> | undefined {
+    for (const part of ['title', 'description'] as const) {
+      const mapped = target.seo?.[part];
+      if (!mapped?.required || parts[mapped.attribute] !== undefined) continue;
+      if (existing?.[mapped.attribute]) {
+        parts[mapped.attribute] = existing[mapped.attribute];
+        continue;
+      }
+      const where = `${target.attribute}.${mapped.attribute}`;
+      const filled = fallbacks[part]
+        .filter((candidate) => typeof candidate.value === 'string' && candidate.value.trim())
+        .map((candidate) => ({ ...candidate, fitted: fitText(candidate.value as string, mapped) }))
+        .find(({ fitted }) => fitted.outcome === 'fits' || fitted.outcome === 'cut');
+      if (!filled || !('value' in filled.fitted)) {
+        const min = mapped.limits.min ? ` of at least ${mapped.limits.min} characters` : '';
+        const what = part === 'title' ? 'seo.title' : 'seo.description or an excerpt';
+        notes.push(`seo was not stored: this site requires ${where}; send ${what}${min}.`);
+        return undefined;
+      }
+      parts[mapped.attribute] = filled.fitted.value;
+      notes.push(`seo.${part} was not sent; ${where} is required, so it holds the post's ${filled.source}.`);
+    }
+    return parts;
+  }
+
+  /** The first of `names` for a relation that holds one entry; the others are noted as not stored. */
+  function primaryName(field: string, target: FieldTarget, names: string[], notes: string[]): string[] {
+    const taxonomy = plugin().service('taxonomy');
+    const [primary, ...others] = names;
+    const dropped = others.filter((name) => taxonomy.nameKey(name) !== taxonomy.nameKey(primary));
+    if (dropped.length > 0) {
+      notes.push(
+        `${field}: ${target.attribute} holds one entry, so the primary (first) "${primary}" was stored; not stored: ${dropped.map((name) => `"${name}"`).join(', ')}.`
+      );
+    }
+    return primary === undefined ? [] : [primary];
+  }
+
+  /** The entry one name (or, for a `parent`, an existing id) refers to, as a list of none or one. */
+  async function relatedIds(
+    transaction: Transaction,
+    field: string,
+    kind: NamedKind,
+    value: string,
+    notes: string[]
+  ): Promise<string[]> {
+    if (!value.trim()) return [];
+    const related: Resource = plugin().service('mapping').resource(kind);
+    if (
+      field === 'parent' &&
+      (await plugin().service('identities').lockDocument(transaction.trx, related.uid, value))
+    ) {
+      return [value];
+    }
+    const { documentId } = await plugin()
+      .service('taxonomy')
+      .findOrCreate(transaction, kind, value, { notes });
+    return [documentId];
+  }
+
   return {
     /**
      * Downloads every image the input refers to into the Media Library, a few at a time. Runs
@@ -225,16 +354,20 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         if (value === undefined || field === 'slug') continue;
         const attribute = target.attribute;
         switch (target.adapter) {
-          case 'text':
-            data[attribute] =
-              typeof value === 'string'
-                ? checkedText(
-                    field,
-                    this.asStoredText(resource, field, target, value),
-                    target.attributeType
-                  ) || null
-                : value;
+          case 'text': {
+            const text =
+              typeof value === 'string' ? this.asStoredText(resource, field, target, value) : value;
+            if (typeof text !== 'string' || !text) {
+              data[attribute] = text || null;
+              break;
+            }
+            const stored = fittedText(field, target, text, notes, {
+              identifier: isIdentifier(field, target),
+              name: field === NAME_FIELD[resource.kind],
+            });
+            if (stored !== undefined) data[attribute] = stored;
             break;
+          }
           case 'blocks':
             data[attribute] = blocksValue(field, value as string, media, notes);
             break;
@@ -249,15 +382,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
               transaction,
               field,
               target,
-              value as string | string[]
+              value as string | string[],
+              notes
             );
             break;
-          case 'names': {
-            const names = namesValue(value as string[], target);
-            data[attribute] =
-              typeof names === 'string' ? checkedText(field, names, target.attributeType) : names;
+          case 'names':
+            data[attribute] = namesValue(field, value as string[], target, notes);
             break;
-          }
           case 'media': {
             const ids = mediaValue(target, field, value, media, notes);
             if (ids !== undefined) data[attribute] = ids;
@@ -270,10 +401,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
                 : value;
             break;
           case 'seoComponent': {
-            const existing = current?.[attribute] as { id?: number } | null | undefined;
-            const parts = seoParts(target, value as Seo, notes);
+            const existing = current?.[attribute] as Record<string, unknown> | null | undefined;
+            const parts = withRequiredSeo(
+              target,
+              seoParts(target, value as Seo, notes),
+              existing,
+              seoFallbacks(resource, input, current),
+              notes
+            );
             // With its id, the stored component is updated in place and its other fields stay.
-            data[attribute] = existing?.id ? { id: existing.id, ...parts } : parts;
+            if (parts) data[attribute] = existing?.id ? { id: existing.id, ...parts } : parts;
             break;
           }
           case 'seoFields':
@@ -294,25 +431,35 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       return markdown ? htmlToMarkdown(value) : value;
     },
 
-    /** Names become relations to entries found or created by name; a `parent` may also be given by id. */
+    /**
+     * Names become relations to entries found or created by name; a `parent` may also be given
+     * by id. A single relation holds the primary (first) name, a list relation a list (of one
+     * for an `author` or `parent`).
+     */
     async relationValue(
       transaction: Transaction,
       field: string,
       target: FieldTarget,
-      value: string | string[]
+      value: string | string[],
+      notes: string[] = []
     ) {
       const taxonomy = plugin().service('taxonomy');
-      const kind = target.targetKind!;
-      if (Array.isArray(value)) return { set: await taxonomy.resolveNames(transaction, kind, value) };
-      if (!value.trim()) return null;
-      const related: Resource = plugin().service('mapping').resource(kind);
-      if (
-        field === 'parent' &&
-        (await plugin().service('identities').lockDocument(transaction.trx, related.uid, value))
-      ) {
-        return value;
-      }
-      return (await taxonomy.findOrCreate(transaction, kind, value)).documentId;
+      const kind = target.targetKind as NamedKind;
+      const ids: string[] = Array.isArray(value)
+        ? await taxonomy.resolveNames(
+            transaction,
+            kind,
+            target.multiple ? value : primaryName(field, target, value, notes),
+            notes
+          )
+        : await relatedIds(transaction, field, kind, value, notes);
+      return target.multiple ? { set: ids } : (ids[0] ?? null);
+    },
+
+    /** A name as the resource's name attribute holds it; it is matched in full before this. */
+    storedName(resource: Resource, name: string, notes: string[]): string {
+      const target = resource.fields[NAME_FIELD[resource.kind]];
+      return fittedText(`${resource.label} name "${name}"`, target, name, notes, { name: true })!;
     },
   };
 };

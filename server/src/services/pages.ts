@@ -36,8 +36,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           {
             field,
             populate: { [target.attribute]: { fields: [nameField] } },
+            // A single relation holds one entry (or null), a list relation an array.
             read: (entry: Record<string, any>) =>
-              (entry[target.attribute] ?? []).map((related: any) => related[nameField]),
+              [entry[target.attribute] ?? []].flat().map((related: any) => related[nameField]),
           },
         ];
       }

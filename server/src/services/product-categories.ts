@@ -44,7 +44,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         name: category[nameField] ?? '',
         slug: (slugField && category[slugField]) || '',
         description: (description && category[description]) || '',
-        parent: (parent && category[parent]?.documentId) || '',
+        // The parent relation may be a list; its first entry is the parent.
+        parent: (parent && [category[parent] ?? []].flat()[0]?.documentId) || '',
       }));
     },
   };

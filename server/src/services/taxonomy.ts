@@ -21,27 +21,29 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /**
      * The entity named `name` (case-insensitive), or known by `sourceId` or `slug`: the one
      * the registry knows, else one an editor created with that name, else a new one built
-     * from `data` (Strapi attribute values).
+     * from `data` (Strapi attribute values). The full name is matched; a new entry stores it
+     * cut to fit the name attribute (noted), and the registry keeps finding it by the full name.
      */
     async findOrCreate(
       { trx }: Transaction,
       kind: NamedKind,
       name: string,
-      { data = {}, sourceId, slug }: { data?: Record<string, unknown>; sourceId?: string; slug?: string } = {}
+      {
+        data = {},
+        sourceId,
+        slug,
+        notes = [],
+      }: { data?: Record<string, unknown>; sourceId?: string; slug?: string; notes?: string[] } = {}
     ): Promise<FoundOrCreated> {
-      const {
-        uid,
-        registry: resource,
-        nameField,
-        slugField,
-      }: Resource = plugin().service('mapping').resource(kind);
+      const resource: Resource = plugin().service('mapping').resource(kind);
+      const { uid, registry: registryName, nameField, slugField } = resource;
       const registry = identities();
       const nameKey = this.nameKey(name);
       const sourceKeys = sourceId ? [`source:${sourceId}`] : [];
       const lookupKeys = [...sourceKeys, nameKey, ...(slug ? [`slug:${slug}`] : [])];
 
       // A shared lock: publishes that refer to the same category or author need not wait for each other.
-      const known = await registry.findLive(trx, resource, uid, lookupKeys, { shared: true });
+      const known = await registry.findLive(trx, registryName, uid, lookupKeys, { shared: true });
       if (known) return { documentId: known, created: false };
 
       // `$eqi` goes through the column's collation: on MySQL/MariaDB "Résumé" matches "Resume",
@@ -52,19 +54,23 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       } as never)) as Array<Record<string, string>>;
       const existing = candidates.find((candidate) => this.nameKey(candidate[nameField] ?? '') === nameKey);
       if (existing) {
-        await registry.claimAll(trx, resource, [...sourceKeys, nameKey], existing.documentId);
+        await registry.claimAll(trx, registryName, [...sourceKeys, nameKey], existing.documentId);
         return { documentId: existing.documentId, created: false };
       }
 
       const freeSlug = slugField
-        ? await registry.freeSlug(trx, resource, uid, slugField, toSlug(slug ?? name, resource))
+        ? await registry.freeSlug(trx, registryName, uid, slugField, toSlug(slug ?? name, registryName))
         : undefined;
       const created = await strapi.documents(uid as never).create({
-        data: { ...data, [nameField]: name.trim(), ...(slugField ? { [slugField]: freeSlug } : {}) },
+        data: {
+          ...data,
+          [nameField]: plugin().service('fields').storedName(resource, name.trim(), notes),
+          ...(slugField ? { [slugField]: freeSlug } : {}),
+        },
         status: 'published',
       } as never);
       const claims = new Set([...sourceKeys, nameKey, ...(freeSlug ? [`slug:${freeSlug}`] : [])]);
-      await registry.claimAll(trx, resource, [...claims], created.documentId);
+      await registry.claimAll(trx, registryName, [...claims], created.documentId);
       return { documentId: created.documentId, created: true };
     },
 
@@ -85,13 +91,22 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           const { data, notes } = await plugin()
             .service('fields')
             .toData(transaction, resource, fields, media);
-          const { documentId } = await this.findOrCreate(transaction, kind, name, { ...identity, data });
+          const { documentId } = await this.findOrCreate(transaction, kind, name, {
+            ...identity,
+            data,
+            notes,
+          });
           return { ...(await plugin().service('entities').response(resource, documentId)), notes };
         });
     },
 
     /** Document ids for `names` in their order, duplicates (case-insensitive) folded. */
-    async resolveNames(transaction: Transaction, kind: NamedKind, names: string[]): Promise<string[]> {
+    async resolveNames(
+      transaction: Transaction,
+      kind: NamedKind,
+      names: string[],
+      notes: string[] = []
+    ): Promise<string[]> {
       const unique = new Map<string, string>();
       for (const name of names) {
         const key = this.nameKey(name);
@@ -100,7 +115,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       // Claiming in one global order keeps two publishes that share names from deadlocking.
       const ids = new Map<string, string>();
       for (const key of [...unique.keys()].sort()) {
-        ids.set(key, (await this.findOrCreate(transaction, kind, unique.get(key)!)).documentId);
+        ids.set(key, (await this.findOrCreate(transaction, kind, unique.get(key)!, { notes })).documentId);
       }
       return [...unique.keys()].map((key) => ids.get(key)!);
     },
