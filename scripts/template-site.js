@@ -30,12 +30,6 @@ const TEMPLATE_RELEASE = '5.54.0';
 const PREFIX = '/api/publish-bridge';
 const KEY = `pb_template_${randomBytes(16).toString('hex')}`;
 const BOOT_TIMEOUT_MS = 240_000;
-/** A 2x1 PNG, enough for the upload plugin's decoder. */
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAYAAAD0In+KAAAAEUlEQVR4nGP4z8DwnxHGYGQAACYJAvxFAEFfAAAAAElFTkSuQmCC',
-  'base64'
-);
-
 const progress = (message) => process.stderr.write(`[template] ${message}\n`);
 
 function parseArguments(argv) {
@@ -45,9 +39,13 @@ function parseArguments(argv) {
     if (flag === '--strapi') options.strapi = inline ?? argv[(i += 1)];
     else if (flag === '--no-admin-build') options.adminBuild = false;
     else if (flag === '--keep') options.keep = true;
-    else throw new Error(`Unknown option ${argv[i]} (see the comment at the top of ${path.basename(__filename)}).`);
+    else
+      throw new Error(
+        `Unknown option ${argv[i]} (see the comment at the top of ${path.basename(__filename)}).`
+      );
   }
-  if (!/^5\.\d+\.\d+$/.test(options.strapi)) throw new Error(`--strapi takes a Strapi 5 release such as 5.54.0.`);
+  if (!/^5\.\d+\.\d+$/.test(options.strapi))
+    throw new Error(`--strapi takes a Strapi 5 release such as 5.54.0.`);
   return options;
 }
 
@@ -60,7 +58,9 @@ function run(command, args, { cwd, env = process.env, quiet = true } = {}) {
     maxBuffer: 64 * 1024 * 1024,
   });
   if (result.status !== 0) {
-    throw new Error(`${command} ${args.join(' ')} failed (exit ${result.status}):\n${result.stdout ?? ''}\n${result.stderr ?? ''}`);
+    throw new Error(
+      `${command} ${args.join(' ')} failed (exit ${result.status}):\n${result.stdout ?? ''}\n${result.stderr ?? ''}`
+    );
   }
   return result.stdout;
 }
@@ -149,17 +149,23 @@ function freePort() {
 
 async function startSite(projectDir, env) {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join('node_modules', '@strapi', 'strapi', 'bin', 'strapi.js'), 'start'], {
-    cwd: projectDir,
-    env: { ...env, HOST: '127.0.0.1', PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [path.join('node_modules', '@strapi', 'strapi', 'bin', 'strapi.js'), 'start'],
+    {
+      cwd: projectDir,
+      env: { ...env, HOST: '127.0.0.1', PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }
+  );
   let log = '';
   const keep = (chunk) => (log = (log + chunk).slice(-30_000));
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
   let exitCode;
-  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve((exitCode = code ?? signal))));
+  const exited = new Promise((resolve) =>
+    child.on('exit', (code, signal) => resolve((exitCode = code ?? signal)))
+  );
   const baseUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + BOOT_TIMEOUT_MS;
   for (;;) {
@@ -185,11 +191,14 @@ async function startSite(projectDir, env) {
   };
 }
 
-/** Serves the images a post refers to, as the publisher's CDN would. */
-function startImageServer() {
+/** Serves the images a post refers to, as the publisher's CDN would: a real PNG, made by Strapi's own image library. */
+async function startImageServer() {
+  const png = await require('sharp')({ create: { width: 8, height: 6, channels: 3, background: '#3a6ea5' } })
+    .png()
+    .toBuffer();
   const server = http.createServer((request, response) => {
     if (!request.url.endsWith('.png')) return response.writeHead(404).end();
-    response.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': PNG.length }).end(PNG);
+    response.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': png.length }).end(png);
   });
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${server.address().port}`, server }))
@@ -252,7 +261,8 @@ function fullPost(images) {
   return {
     title: 'Local SEO in an afternoon',
     content,
-    excerpt: 'A short, practical walk through the local search signals that move a small business up the map pack.',
+    excerpt:
+      'A short, practical walk through the local search signals that move a small business up the map pack.',
     status: 'publish',
     categories: ['Local SEO', 'Guides'],
     author: 'Dana Writer',
@@ -289,7 +299,10 @@ async function checks(site, token, images) {
   await check('a full post is published into the template Article', async () => {
     const reply = await contract(site.baseUrl, 'POST', '/posts', post);
     expect(reply.status === 200 && typeof reply.body.id === 'string', `publish: ${JSON.stringify(reply)}`);
-    expect(reply.body.url === 'https://blog.example/articles/local-seo-in-an-afternoon', `url: ${reply.body.url}`);
+    expect(
+      reply.body.url === 'https://blog.example/articles/local-seo-in-an-afternoon',
+      `url: ${reply.body.url}`
+    );
     id = reply.body.id;
   });
 
@@ -299,9 +312,15 @@ async function checks(site, token, images) {
     const article = body.data;
     expect(article.title === post.title, `title: ${article.title}`);
     expect(article.description.length <= 80, `description is ${article.description.length} characters`);
-    expect(post.excerpt.startsWith(article.description.replace(/…$/, '').trim()), `description: ${article.description}`);
+    expect(
+      post.excerpt.startsWith(article.description.replace(/…$/, '').trim()),
+      `description: ${article.description}`
+    );
     expect(article.cover?.mime === 'image/png', `cover: ${JSON.stringify(article.cover)}`);
-    expect(article.category?.name === 'Local SEO', `category (the first one sent): ${JSON.stringify(article.category)}`);
+    expect(
+      article.category?.name === 'Local SEO',
+      `category (the first one sent): ${JSON.stringify(article.category)}`
+    );
     expect(article.author?.name === 'Dana Writer', `author: ${JSON.stringify(article.author)}`);
     const components = article.blocks.map((block) => block.__component);
     expect(components.includes('shared.media'), `no media component in ${components}`);
@@ -314,7 +333,14 @@ async function checks(site, token, images) {
       .filter((block) => block.__component === 'shared.rich-text')
       .map((block) => block.body)
       .join('\n');
-    for (const phrase of ['Why local SEO matters', 'Collect reviews', 'Answer every one', 'Audit', 'Reviews', 'Next steps']) {
+    for (const phrase of [
+      'Why local SEO matters',
+      'Collect reviews',
+      'Answer every one',
+      'Audit',
+      'Reviews',
+      'Next steps',
+    ]) {
       expect(text.includes(phrase), `"${phrase}" missing from the rich text: ${text}`);
     }
     const order = components.filter((c, i) => c !== components[i - 1]);
@@ -333,7 +359,10 @@ async function checks(site, token, images) {
     const { body } = await rest(site.baseUrl, token, `/api/articles/${id}?${populate}`);
     const article = body.data;
     expect(article.title === post.title, `title changed: ${article.title}`);
-    expect(article.category?.name === 'Local SEO' && article.cover?.mime === 'image/png', 'category or cover lost');
+    expect(
+      article.category?.name === 'Local SEO' && article.cover?.mime === 'image/png',
+      'category or cover lost'
+    );
     const text = article.blocks.map((block) => block.body ?? '').join('\n');
     expect(text.includes('Rewritten') && !text.includes('Why local SEO matters'), `content: ${text}`);
   });
@@ -343,7 +372,10 @@ async function checks(site, token, images) {
     expect(reply.status === 200 && Array.isArray(reply.body), `pages: ${JSON.stringify(reply)}`);
     const item = reply.body.find((page) => page.id === id);
     expect(item && item.type === 'post', `post not listed: ${JSON.stringify(reply.body)}`);
-    expect(JSON.stringify(item.categories) === '["Local SEO"]', `categories: ${JSON.stringify(item.categories)}`);
+    expect(
+      JSON.stringify(item.categories) === '["Local SEO"]',
+      `categories: ${JSON.stringify(item.categories)}`
+    );
   });
 
   await check('a delete removes the article', async () => {
@@ -380,13 +412,16 @@ function createApiToken(projectDir, env) {
 
 async function main() {
   const options = parseArguments(process.argv.slice(2));
-  if (!fs.existsSync(path.join(ROOT, 'dist', 'server', 'index.js'))) throw new Error('Build the plugin first: npm run build');
+  if (!fs.existsSync(path.join(ROOT, 'dist', 'server', 'index.js')))
+    throw new Error('Build the plugin first: npm run build');
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), `pb-template-${options.strapi}-`));
   let site;
   let images;
   try {
     progress(`Strapi ${options.strapi} in ${workDir}`);
-    const packed = JSON.parse(run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', workDir], { cwd: ROOT }));
+    const packed = JSON.parse(
+      run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', workDir], { cwd: ROOT })
+    );
     const tarball = path.join(workDir, packed[0].filename);
     const projectDir = createProject(workDir, options.strapi, tarball);
     configurePlugin(projectDir);
@@ -409,7 +444,8 @@ async function main() {
       PUBLISH_BRIDGE_API_KEY: KEY,
     };
     progress(options.adminBuild ? 'strapi build (server and admin panel)...' : 'tsc (server only)...');
-    if (options.adminBuild) run(process.execPath, ['node_modules/@strapi/strapi/bin/strapi.js', 'build'], { cwd: projectDir, env });
+    if (options.adminBuild)
+      run(process.execPath, ['node_modules/@strapi/strapi/bin/strapi.js', 'build'], { cwd: projectDir, env });
     else run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.'], { cwd: projectDir, env });
     const token = createApiToken(projectDir, env);
     images = await startImageServer();
@@ -418,7 +454,9 @@ async function main() {
     const results = await checks(site, token, images.url);
     const failed = results.filter((result) => !result.ok);
     if (failed.length > 0) progress(`server log (last lines):\n${site.log().slice(-4000)}`);
-    process.stdout.write(`template site on Strapi ${options.strapi}: ${results.length - failed.length} passed, ${failed.length} failed\n`);
+    process.stdout.write(
+      `template site on Strapi ${options.strapi}: ${results.length - failed.length} passed, ${failed.length} failed\n`
+    );
     process.exitCode = failed.length > 0 ? 1 : 0;
   } finally {
     if (site) await site.stop();
