@@ -48,8 +48,8 @@ type Passage = {
  * gate, added ahead of every app middleware, owns the contract routes' body. In order: it
  * recognises its paths as broadly as Strapi's router matches them, checks the headers (key,
  * timestamp) before reading a byte of the body, reads the exact bytes under its own limit,
- * checks the signature over them, turns an exact replay into the first answer, and makes every
- * answer under the prefix the contract's `{ "error": "..." }` shape.
+ * checks the signature over them, binds the signature to this one request (an exact replay gets
+ * the first answer), and makes every answer under the prefix the contract's `{ "error": "..." }` shape.
  */
 export function createContractGate(strapi: Core.Strapi) {
   const plugin = () => strapi.plugin(PLUGIN_ID);
