@@ -70,6 +70,8 @@ function siteEnvironment({ port, databaseFile }) {
     DATABASE_FILENAME: databaseFile,
     SERVE_ADMIN_PANEL: 'true',
     PUBLISH_BRIDGE_API_KEY: '',
+    // The stub platform listens on loopback, which the delivery-log fetch refuses unless listed.
+    PUBLISH_BRIDGE_PLATFORM_ALLOWED_HOSTS: '127.0.0.1',
     STRAPI_TELEMETRY_DISABLED: 'true',
     BROWSER: 'false',
     STRAPI_LOG_LEVEL: process.env.STRAPI_LOG_LEVEL ?? 'warn',

@@ -30,8 +30,14 @@ export type ActivityItem = {
 
 export type Capability = { name: string; description: string; enabled: boolean; enabledByDefault: boolean };
 
+/** Where the base URL comes from; 'request' is only the address this page was opened at: a guess. */
+export type BaseUrlSource = 'settings' | 'server.url' | 'request';
+
 export type Settings = {
   baseUrl: string;
+  baseUrlSource: BaseUrlSource;
+  /** The public URL saved on this page, when one is. */
+  publicUrl?: string;
   connectionKey: MaskedSecret & {
     configured: boolean;
     managedByEnvironment: boolean;
@@ -40,6 +46,7 @@ export type Settings = {
   platform: { url?: string; key?: MaskedSecret };
   encryptionAvailable: boolean;
   capabilities: Capability[];
+  /** `lastRequest` comes only to admins who may read the logs. */
   status: { lastHandshakeAt?: string; lastRequest?: ActivityItem };
   storage: ResourceStorage[];
 };
@@ -56,12 +63,14 @@ export type ResourceStorage = {
 export type SettingsUpdate = {
   connectionKey?: { value: string; graceMinutes: number };
   capabilities?: Record<string, boolean>;
+  publicUrl?: string;
   platform?: { url?: string; key?: string };
 };
 
 export type ConnectionTestResult = {
   ok: boolean;
-  url: string;
+  /** Absent when nothing was sent (no public URL configured). */
+  url?: string;
   message: string;
   status?: number;
   durationMs?: number;

@@ -84,6 +84,8 @@ module.exports = ({ env }) => ({
       contentTypes: CONTENT_TYPES[env('PUBLISH_BRIDGE_CONTENT_TYPES', 'site')] ?? {},
       // Image hosts on a private network, e.g. "cdn.internal,10.0.0.0/8"; public hosts need no entry.
       media: { allowedHosts: env.array('PUBLISH_BRIDGE_MEDIA_ALLOWED_HOSTS', []).filter(Boolean) },
+      // The platform's log endpoint on a private network, e.g. "platform.internal"; a public one needs no entry.
+      platform: { allowedHosts: env.array('PUBLISH_BRIDGE_PLATFORM_ALLOWED_HOSTS', []).filter(Boolean) },
     },
   },
 });

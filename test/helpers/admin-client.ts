@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import type { Site } from './site';
 
 /** The roles a fresh Strapi creates: Super Admin holds every permission, Editor and Author none of ours. */
@@ -7,7 +8,13 @@ export type AdminRole = 'strapi-super-admin' | 'strapi-editor' | 'strapi-author'
 export type AdminReply = { status: number; body: any; text: string };
 
 export type AdminClient = {
-  request(method: string, path: string, body?: unknown): Promise<AdminReply>;
+  /** `headers` are sent as given, Host included (fetch would replace a Host header with its own). */
+  request(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>
+  ): Promise<AdminReply>;
 };
 
 const PASSWORD = 'Sup3r-secret-password';
@@ -17,27 +24,40 @@ const PASSWORD = 'Sup3r-secret-password';
  * through `POST /admin/login` like the admin panel, calling the admin API with its JWT.
  */
 export async function loginAs(site: Site, role: AdminRole): Promise<AdminClient> {
-  const admin = (site.strapi as any).admin.services;
-  const roleRow = await admin.role.findOne({ code: role });
+  const roleRow = await adminServices(site).role.findOne({ code: role });
   if (!roleRow) throw new Error(`No admin role with code ${role}`);
-  const email = `${role}-${randomBytes(4).toString('hex')}@example.com`;
-  await admin.user.create({
+  return loginWithRole(site, roleRow.id, role);
+}
+
+/** An admin user of a new role that holds exactly `actions` (e.g. "plugin::publish-bridge.settings.read"). */
+export async function loginWithPermissions(site: Site, actions: string[]): Promise<AdminClient> {
+  const admin = adminServices(site);
+  const name = `Only ${actions.join(', ')} ${randomBytes(4).toString('hex')}`;
+  const role = await admin.role.create({ name, description: 'Created by a test' });
+  await admin.role.assignPermissions(
+    role.id,
+    actions.map((action) => ({ action, subject: null, properties: {}, conditions: [] }))
+  );
+  return loginWithRole(site, role.id, `role-${role.id}`);
+}
+
+const adminServices = (site: Site) => (site.strapi as any).admin.services;
+
+async function loginWithRole(site: Site, roleId: number, label: string): Promise<AdminClient> {
+  const email = `${label}-${randomBytes(4).toString('hex')}@example.com`;
+  await adminServices(site).user.create({
     email,
     firstname: 'Test',
-    lastname: role,
+    lastname: label,
     password: PASSWORD,
     isActive: true,
     registrationToken: null,
-    roles: [roleRow.id],
+    roles: [roleId],
   });
-  const login = await fetch(`${site.baseUrl}/admin/login`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ email, password: PASSWORD }),
-  });
-  const { data } = (await login.json()) as { data?: { token?: string } };
-  if (!data?.token) throw new Error(`Login as ${role} failed with HTTP ${login.status}`);
-  return client(site, data.token);
+  const login = await client(site).request('POST', '/admin/login', { email, password: PASSWORD });
+  const token = login.body?.data?.token;
+  if (!token) throw new Error(`Login as ${label} failed with HTTP ${login.status}`);
+  return client(site, token);
 }
 
 /** A caller without any admin session. */
@@ -45,23 +65,40 @@ export const anonymous = (site: Site): AdminClient => client(site);
 
 function client(site: Site, token?: string): AdminClient {
   return {
-    async request(method, path, body) {
-      const response = await fetch(`${site.baseUrl}${path}`, {
-        method,
-        headers: {
-          ...(token ? { Authorization: `Bearer ${token}` } : {}),
-          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
+    request(method, path, body, headers = {}) {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      return new Promise((resolve, reject) => {
+        // No pooled sockets: one left open after the site stops would keep jest waiting.
+        const request = http.request(`${site.baseUrl}${path}`, {
+          method,
+          agent: false,
+          headers: {
+            ...(token ? { Authorization: `Bearer ${token}` } : {}),
+            ...(payload === undefined ? {} : { 'Content-Type': 'application/json' }),
+            ...headers,
+          },
+        });
+        request.on('error', reject);
+        request.on('response', (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('error', reject);
+          response.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            resolve({ status: response.statusCode ?? 0, body: parseOrText(text), text });
+          });
+        });
+        request.end(payload);
       });
-      const text = await response.text();
-      let parsed: unknown = text;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        // Left as text so a failing assertion shows what came back.
-      }
-      return { status: response.status, body: parsed, text };
     },
   };
+}
+
+/** Left as text when it is not JSON, so a failing assertion shows what came back. */
+function parseOrText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }

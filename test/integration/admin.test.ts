@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { anonymous, loginAs, type AdminClient } from '../helpers/admin-client';
+import { anonymous, loginAs, loginWithPermissions, type AdminClient } from '../helpers/admin-client';
 import { signedHeaders, TEST_KEY } from '../helpers/signing';
 import { PREFIX, startSite, type Site } from '../helpers/site';
 
@@ -8,11 +8,17 @@ const ACTIVITY = 'plugin::publish-bridge.activity-entry';
 const KEY_B = 'pb_rotated_key_b_9f8e7d6c5b4a39281706f5e4d3c2b1a0';
 const KEY_C = 'pb_rotated_key_c_0a1b2c3d4e5f60718293a4b5c6d7e8f9';
 const PLATFORM_KEY = 'platform_log_key_7c1e5a9d3b8f2e6a4d0c';
+const OTHER_PLATFORM_KEY = 'platform_log_key_other_0b9a8c7d6e5f';
+const SETTINGS_READ = 'plugin::publish-bridge.settings.read';
+const LOGS_READ = 'plugin::publish-bridge.logs.read';
+const PLATFORM_ALLOWED_HOSTS = 'plugin::publish-bridge.platform.allowedHosts';
 
 let site: Site;
 let superAdmin: AdminClient;
 let editor: AdminClient;
 let author: AdminClient;
+/** Holds settings.read and nothing else: may look at the settings page, not change it or read logs. */
+let settingsReader: AdminClient;
 
 const plugin = () => site.strapi.plugin('publish-bridge');
 /** Posts live in the plugin's own type or in the one the example maps them onto. */
@@ -60,6 +66,33 @@ async function listen(handler: http.RequestListener) {
   };
 }
 
+type Recorded = { method?: string; path?: string; apiKey?: string };
+
+/** A local server that notes each request it receives (method, path, x-api-key), then answers with `answer`. */
+async function recordingServer(answer: http.RequestListener = (_req, res) => res.end()) {
+  const requests: Recorded[] = [];
+  const server = await listen((req, res) => {
+    requests.push({
+      method: req.method,
+      path: req.url,
+      apiKey: req.headers['x-api-key'] as string | undefined,
+    });
+    answer(req, res);
+  });
+  return { ...server, requests };
+}
+
+/** Runs `work` with a config value changed, then puts the old value back. */
+async function withConfig<T>(key: string, value: unknown, work: () => Promise<T>): Promise<T> {
+  const original = site.strapi.config.get(key);
+  site.strapi.config.set(key, value);
+  try {
+    return await work();
+  } finally {
+    site.strapi.config.set(key, original);
+  }
+}
+
 /** A reverse proxy to the site that can damage requests the way misconfigured proxies do. */
 function proxyTo(target: string, damage: (headers: http.IncomingHttpHeaders, body: Buffer) => Buffer) {
   return listen((req, res) => {
@@ -83,10 +116,12 @@ function proxyTo(target: string, damage: (headers: http.IncomingHttpHeaders, bod
 }
 
 beforeAll(async () => {
-  site = await startSite({ PUBLISH_BRIDGE_API_KEY: '' });
+  // The stub platforms below listen on 127.0.0.1, which the log fetch refuses unless it is listed.
+  site = await startSite({ PUBLISH_BRIDGE_API_KEY: '', PUBLISH_BRIDGE_PLATFORM_ALLOWED_HOSTS: '127.0.0.1' });
   superAdmin = await loginAs(site, 'strapi-super-admin');
   editor = await loginAs(site, 'strapi-editor');
   author = await loginAs(site, 'strapi-author');
+  settingsReader = await loginWithPermissions(site, [SETTINGS_READ]);
 });
 afterAll(async () => {
   await site?.stop();
@@ -215,6 +250,9 @@ describe('connection key', () => {
     const cases: [unknown, string][] = [
       [{ connectionKey: { value: 'has spaces inside it' } }, 'connectionKey.value'],
       [{ connectionKey: { value: 'short' } }, 'connectionKey.value'],
+      [{ connectionKey: { value: 'fifteen_chars_x' } }, 'connectionKey.value: is too short'],
+      [{ platform: { key: 'fifteen_chars_x' } }, 'platform.key: is too short'],
+      [{ platform: { url: 'https://user:secret@platform.example.com' } }, 'platform.url'],
       [{ connectionKey: { value: KEY_B, graceMinutes: -5 } }, 'connectionKey.graceMinutes'],
       [{ capabilities: { teleport: true } }, 'capabilities'],
       [{ capabilities: { authors: 'yes' } }, 'capabilities.authors'],
@@ -223,9 +261,11 @@ describe('connection key', () => {
     ];
     for (const [body, field] of cases) {
       const reply = await saveSettings(body);
-      expect(reply.status).toBe(400);
+      expect({ body, status: reply.status }).toEqual({ body, status: 400 });
       expect(reply.body.error.message).toContain(field);
     }
+    const tooShort = await saveSettings({ connectionKey: { value: 'fifteen_chars_x' } });
+    expect(tooShort.body.error.message).toContain('at least 16 characters');
     expect((await settingsView()).connectionKey.last4).toBe(TEST_KEY.slice(-4));
     expect((await site.send('POST', '/handshake', {})).status).toBe(200);
   });
@@ -499,19 +539,23 @@ describe('Test connection', () => {
   beforeAll(async () => {
     await saveSettings({ connectionKey: { value: TEST_KEY } });
   });
-  afterEach(() => {
+  afterEach(async () => {
     site.strapi.config.set('server.url', '');
+    site.strapi.server.app.proxy = false;
+    await saveSettings({ publicUrl: '' });
   });
 
-  const runTest = async () => {
-    const reply = await superAdmin.request('POST', '/publish-bridge/connection-test');
+  const runTest = async (client = superAdmin, headers?: Record<string, string>) => {
+    const reply = await client.request('POST', '/publish-bridge/connection-test', undefined, headers);
     expect(reply.status).toBe(200);
     expect(reply.text).not.toContain(TEST_KEY);
     return reply.body.data;
   };
 
-  test('sends a signed handshake to the public base URL and shows what came back', async () => {
+  test('sends a signed handshake to the public URL saved on the page and shows what came back', async () => {
     await clearActivity();
+    const saved = await saveSettings({ publicUrl: `${site.baseUrl}/` });
+    expect(saved.body.data).toMatchObject({ baseUrl: `${site.baseUrl}${PREFIX}`, baseUrlSource: 'settings' });
     const result = await runTest();
     expect(result).toMatchObject({ ok: true, status: 200, url: `${site.baseUrl}${PREFIX}/handshake` });
     expect(result.response).toMatchObject({ ok: true, contract: 'v1' });
@@ -519,6 +563,87 @@ describe('Test connection', () => {
     const rows = await activityRows();
     expect(rows.map((row) => [row.action, row.httpStatus])).toEqual([['handshake', 200]]);
     expect((await settingsView()).status.lastHandshakeAt).toBeDefined();
+  });
+
+  test('without a configured public URL it sends nothing, whatever Host or X-Forwarded-Host it is given', async () => {
+    const attacker = await recordingServer();
+    const forgedHost = new URL(attacker.url).host;
+    try {
+      for (const proxy of [false, true]) {
+        // Strapi's server.proxy: koa then takes the host from X-Forwarded-Host.
+        site.strapi.server.app.proxy = proxy;
+        const forged: Record<string, string>[] = [{ Host: forgedHost }, { 'X-Forwarded-Host': forgedHost }];
+        for (const headers of forged) {
+          const result = await runTest(settingsReader, headers);
+          expect({ proxy, headers, received: attacker.requests }).toEqual({ proxy, headers, received: [] });
+          expect(result).toEqual({ ok: false, message: expect.stringContaining('Public URL') });
+          expect(result.message).toContain('server.url');
+          // The page may still show the request's address, marked as a guess.
+          const view = await settingsReader.request('GET', '/publish-bridge/settings', undefined, headers);
+          expect(view.body.data.baseUrlSource).toBe('request');
+        }
+      }
+    } finally {
+      await attacker.close();
+    }
+  });
+
+  test('with a public URL saved, the test goes there and nowhere else, whatever the Host', async () => {
+    const attacker = await recordingServer();
+    const forgedHost = new URL(attacker.url).host;
+    const keysSeen: unknown[] = [];
+    const proxy = await proxyTo(site.baseUrl, (headers, body) => {
+      keysSeen.push(headers['x-api-key']);
+      return body;
+    });
+    try {
+      await saveSettings({ publicUrl: proxy.url });
+      site.strapi.server.app.proxy = true;
+      const result = await runTest(settingsReader, { Host: forgedHost, 'X-Forwarded-Host': forgedHost });
+      expect(result).toMatchObject({ ok: true, url: `${proxy.url}${PREFIX}/handshake` });
+      expect(keysSeen).toEqual([TEST_KEY]);
+      expect(attacker.requests).toEqual([]);
+    } finally {
+      await Promise.all([attacker.close(), proxy.close()]);
+    }
+  });
+
+  test('the public URL: settings.update only, absolute http(s) without credentials, query or fragment, empty clears it', async () => {
+    const invalid = [
+      'cms.example.com',
+      'ftp://cms.example.com',
+      'https://user:secret@cms.example.com',
+      'https://cms.example.com/?next=1',
+      'https://cms.example.com/#top',
+    ];
+    for (const publicUrl of invalid) {
+      const reply = await saveSettings({ publicUrl });
+      expect({ publicUrl, status: reply.status }).toEqual({ publicUrl, status: 400 });
+      expect(reply.body.error.message).toContain('publicUrl');
+    }
+    const byReader = await settingsReader.request('PUT', '/publish-bridge/settings', {
+      publicUrl: 'https://cms.example.com',
+    });
+    expect(byReader.status).toBe(403);
+    expect(await settingsView()).toMatchObject({
+      baseUrl: `${site.baseUrl}${PREFIX}`,
+      baseUrlSource: 'request',
+    });
+
+    site.strapi.config.set('server.url', 'https://operator.example.com');
+    expect(await settingsView()).toMatchObject({
+      baseUrl: `https://operator.example.com${PREFIX}`,
+      baseUrlSource: 'server.url',
+    });
+    const saved = await saveSettings({ publicUrl: ' https://cms.example.com/strapi ' });
+    expect(saved.body.data).toMatchObject({
+      publicUrl: 'https://cms.example.com/strapi',
+      baseUrl: `https://cms.example.com/strapi${PREFIX}`,
+      baseUrlSource: 'settings',
+    });
+    const cleared = await saveSettings({ publicUrl: '' });
+    expect(cleared.body.data.publicUrl).toBeUndefined();
+    expect(cleared.body.data.baseUrlSource).toBe('server.url');
   });
 
   test('catches a proxy that strips a header', async () => {
@@ -682,5 +807,131 @@ describe('platform delivery log', () => {
       site.strapi.config.set(timeoutKey, originalTimeout);
       mode = 'ok';
     }
+  });
+});
+
+describe('platform delivery log: the key goes only where it was saved for', () => {
+  const LOG_PATH = '/back/integrations/platform/logs';
+  const platformView = async (body: unknown) => {
+    const reply = await saveSettings(body);
+    expect(reply.status).toBe(200);
+    return reply.body.data.platform;
+  };
+  const storedPlatformKey = async () => (await plugin().service('settings').platform()).apiKey;
+  const readLog = () => superAdmin.request('GET', '/publish-bridge/platform-logs');
+  const emptyLog = (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ status: 200, data: [] }));
+  };
+
+  test('moving the platform URL to another origin drops the stored key, unless the same save brings one', async () => {
+    const last4 = PLATFORM_KEY.slice(-4);
+    await platformView({ platform: { url: 'https://platform.example.com/', key: PLATFORM_KEY } });
+    // Same origin, another path: the key stays.
+    expect(await platformView({ platform: { url: 'https://platform.example.com/tenant' } })).toMatchObject({
+      key: { last4 },
+    });
+    expect(await platformView({ platform: { url: 'https://attacker.example.com' } })).toEqual({
+      url: 'https://attacker.example.com',
+    });
+    expect(await storedPlatformKey()).toBeUndefined();
+
+    // The port is part of the origin.
+    await platformView({ platform: { url: 'https://platform.example.com', key: PLATFORM_KEY } });
+    expect(
+      (await platformView({ platform: { url: 'https://platform.example.com:8443' } })).key
+    ).toBeUndefined();
+
+    const both = await platformView({
+      platform: { url: 'https://other.example.com', key: OTHER_PLATFORM_KEY },
+    });
+    expect(both.key.last4).toBe(OTHER_PLATFORM_KEY.slice(-4));
+    expect(await storedPlatformKey()).toBe(OTHER_PLATFORM_KEY);
+
+    expect(await platformView({ platform: { url: '' } })).toEqual({});
+    expect(await storedPlatformKey()).toBeUndefined();
+  });
+
+  test('a redirect is not followed: the key never reaches the address it points to', async () => {
+    const elsewhere = await recordingServer(emptyLog);
+    let location = '';
+    const platform = await recordingServer((_req, res) => {
+      res.writeHead(302, { location });
+      res.end();
+    });
+    try {
+      await platformView({ platform: { url: platform.url, key: PLATFORM_KEY } });
+      for (const target of [`${elsewhere.url}${LOG_PATH}`, `${platform.url}${LOG_PATH}/`]) {
+        location = target;
+        const reply = await readLog();
+        expect({ target, status: reply.status }).toEqual({ target, status: 502 });
+        expect(reply.body.error.message).toContain('redirect (HTTP 302)');
+        expect(reply.body.error.message).toContain('set the platform URL to the final address');
+        expect(reply.text).not.toContain(PLATFORM_KEY);
+      }
+      expect(elsewhere.requests).toEqual([]);
+      expect(platform.requests).toEqual([
+        { method: 'GET', path: LOG_PATH, apiKey: PLATFORM_KEY },
+        { method: 'GET', path: LOG_PATH, apiKey: PLATFORM_KEY },
+      ]);
+    } finally {
+      await Promise.all([elsewhere.close(), platform.close()]);
+    }
+  });
+
+  test('loopback, private and link-local platform addresses are refused unless platform.allowedHosts lists them', async () => {
+    const platform = await recordingServer(emptyLog);
+    const { port } = new URL(platform.url);
+    const refused: [string, string][] = [
+      [platform.url, '127.0.0.1 is a loopback address'],
+      [`http://[::1]:${port}`, '::1 is a loopback address'],
+      ['http://10.20.30.40', '10.20.30.40 is a private address'],
+      ['http://169.254.169.254', '169.254.169.254 is a link-local address'],
+    ];
+    // Short, so that on a build without the guard the unroutable addresses fail fast instead of hanging.
+    await withConfig('plugin::publish-bridge.platform.timeoutMs', 1_000, () =>
+      withConfig(PLATFORM_ALLOWED_HOSTS, [], async () => {
+        for (const [url, why] of refused) {
+          await platformView({ platform: { url, key: PLATFORM_KEY } });
+          const reply = await readLog();
+          expect({ url, status: reply.status }).toEqual({ url, status: 400 });
+          expect(reply.body.error.message).toContain(why);
+          expect(reply.body.error.message).toContain('platform.allowedHosts');
+          expect(reply.text).not.toContain(PLATFORM_KEY);
+        }
+      })
+    );
+    expect(platform.requests).toEqual([]);
+
+    try {
+      await platformView({ platform: { url: platform.url, key: PLATFORM_KEY } });
+      await withConfig(PLATFORM_ALLOWED_HOSTS, ['127.0.0.0/8'], async () => {
+        const reply = await readLog();
+        expect(reply.status).toBe(200);
+        expect(reply.body.data).toEqual([]);
+      });
+      expect(platform.requests).toEqual([{ method: 'GET', path: LOG_PATH, apiKey: PLATFORM_KEY }]);
+    } finally {
+      await platform.close();
+    }
+  });
+});
+
+describe('what settings.read shows', () => {
+  test('the last request is log data: only admins who hold logs.read get it', async () => {
+    await saveSettings({ connectionKey: { value: TEST_KEY } });
+    expect((await site.send('POST', '/handshake', {})).status).toBe(200);
+    await plugin().service('activity').flush();
+
+    const logReader = await loginWithPermissions(site, [SETTINGS_READ, LOGS_READ]);
+    for (const client of [superAdmin, logReader]) {
+      const reply = await client.request('GET', '/publish-bridge/settings');
+      expect(reply.body.data.status.lastRequest).toMatchObject({ action: 'handshake', httpStatus: 200 });
+    }
+    const reply = await settingsReader.request('GET', '/publish-bridge/settings');
+    expect(reply.status).toBe(200);
+    expect(reply.body.data.status.lastHandshakeAt).toBeDefined();
+    expect(reply.body.data.status).not.toHaveProperty('lastRequest');
+    expect((await settingsReader.request('GET', '/publish-bridge/activity')).status).toBe(403);
   });
 });

@@ -1,5 +1,6 @@
 import {
   Alert,
+  Badge,
   Field,
   Flex,
   Grid,
@@ -15,6 +16,7 @@ import { useFormatDateTime } from '../hooks/useFormatDateTime';
 import type { SettingsForm } from '../hooks/useSettingsForm';
 import type { Settings } from '../types';
 import { getTranslation } from '../utils/getTranslation';
+import { AddressField } from './AddressField';
 import { Card } from './Card';
 import { SecretKeyField } from './SecretKeyField';
 
@@ -28,25 +30,28 @@ const GRACE_PERIODS = [
 
 type Props = { settings: Settings; form: SettingsForm; canUpdate: boolean };
 
+/** Where the base URL comes from, in the hint under it; only a configured one is used by Test connection. */
+const BASE_URL_HINTS = {
+  settings: {
+    id: 'connection.baseUrl.hint.settings',
+    defaultMessage: 'The address the publisher sends posts to, from the public URL saved below.',
+  },
+  'server.url': {
+    id: 'connection.baseUrl.hint.serverUrl',
+    defaultMessage: 'The address the publisher sends posts to, from Strapi’s public URL (server.url).',
+  },
+  request: {
+    id: 'connection.baseUrl.hint.request',
+    defaultMessage:
+      'Not confirmed: this is only the address you opened this page at. Set the public URL below (or Strapi’s server.url) so the base URL is certain; Test connection sends nothing until one is set.',
+  },
+} as const;
+
 export const ConnectionCard = ({ settings, form, canUpdate }: Props) => {
   const { formatMessage } = useIntl();
-  const { toggleNotification } = useNotification();
-  const { copy } = useClipboard();
   const formatDateTime = useFormatDateTime();
   const { connectionKey, encryptionAvailable } = settings;
   const keyError = form.errors.connectionKey;
-
-  const copyBaseUrl = async () => {
-    if (await copy(settings.baseUrl)) {
-      toggleNotification({
-        type: 'success',
-        message: formatMessage({
-          id: getTranslation('connection.baseUrl.copied'),
-          defaultMessage: 'Base URL copied',
-        }),
-      });
-    }
-  };
 
   const keyHint = connectionKey.managedByEnvironment
     ? formatMessage({
@@ -96,34 +101,10 @@ export const ConnectionCard = ({ settings, form, canUpdate }: Props) => {
       ) : null}
       <Grid.Root gap={6}>
         <Grid.Item col={12} direction="column" alignItems="stretch">
-          <Field.Root
-            name="baseUrl"
-            hint={formatMessage({
-              id: getTranslation('connection.baseUrl.hint'),
-              defaultMessage:
-                'The address the publisher sends posts to. It comes from Strapi’s public URL (server.url), or the address you opened this page at.',
-            })}
-          >
-            <Field.Label>
-              {formatMessage({ id: getTranslation('connection.baseUrl'), defaultMessage: 'Base URL' })}
-            </Field.Label>
-            <TextInput
-              value={settings.baseUrl}
-              readOnly
-              endAction={
-                <Field.Action
-                  label={formatMessage({
-                    id: getTranslation('connection.baseUrl.copy'),
-                    defaultMessage: 'Copy base URL',
-                  })}
-                  onClick={copyBaseUrl}
-                >
-                  <Duplicate />
-                </Field.Action>
-              }
-            />
-            <Field.Hint />
-          </Field.Root>
+          <BaseUrlField settings={settings} />
+        </Grid.Item>
+        <Grid.Item col={12} direction="column" alignItems="stretch">
+          <PublicUrlField form={form} canUpdate={canUpdate} />
         </Grid.Item>
         <Grid.Item col={8} s={12} direction="column" alignItems="stretch">
           <SecretKeyField
@@ -185,5 +166,85 @@ export const ConnectionCard = ({ settings, form, canUpdate }: Props) => {
         </Flex>
       ) : null}
     </Card>
+  );
+};
+
+/** The base URL to register, marked "Not confirmed" when it is only the address this page was opened at. */
+const BaseUrlField = ({ settings }: { settings: Settings }) => {
+  const { formatMessage } = useIntl();
+  const { toggleNotification } = useNotification();
+  const { copy } = useClipboard();
+  const copyBaseUrl = async () => {
+    if (await copy(settings.baseUrl)) {
+      toggleNotification({
+        type: 'success',
+        message: formatMessage({
+          id: getTranslation('connection.baseUrl.copied'),
+          defaultMessage: 'Base URL copied',
+        }),
+      });
+    }
+  };
+
+  return (
+    <Field.Root
+      name="baseUrl"
+      hint={formatMessage({
+        ...BASE_URL_HINTS[settings.baseUrlSource],
+        id: getTranslation(BASE_URL_HINTS[settings.baseUrlSource].id),
+      })}
+    >
+      <Flex gap={2}>
+        <Field.Label>
+          {formatMessage({ id: getTranslation('connection.baseUrl'), defaultMessage: 'Base URL' })}
+        </Field.Label>
+        {settings.baseUrlSource === 'request' ? (
+          <Badge variant="warning">
+            {formatMessage({
+              id: getTranslation('connection.baseUrl.unconfirmed'),
+              defaultMessage: 'Not confirmed',
+            })}
+          </Badge>
+        ) : null}
+      </Flex>
+      <TextInput
+        value={settings.baseUrl}
+        readOnly
+        endAction={
+          <Field.Action
+            label={formatMessage({
+              id: getTranslation('connection.baseUrl.copy'),
+              defaultMessage: 'Copy base URL',
+            })}
+            onClick={copyBaseUrl}
+          >
+            <Duplicate />
+          </Field.Action>
+        }
+      />
+      <Field.Hint />
+    </Field.Root>
+  );
+};
+
+/** This Strapi's public address, saved with the settings; Test connection goes only there (or to server.url). */
+const PublicUrlField = ({ form, canUpdate }: { form: SettingsForm; canUpdate: boolean }) => {
+  const { formatMessage } = useIntl();
+  const error = form.errors.publicUrl;
+  return (
+    <AddressField
+      name="publicUrl"
+      label={formatMessage({ id: getTranslation('connection.publicUrl'), defaultMessage: 'Public URL' })}
+      hint={formatMessage({
+        id: getTranslation('connection.publicUrl.hint'),
+        defaultMessage:
+          'The address the publisher reaches this Strapi at, without the plugin’s path, e.g. https://cms.example.com. Takes precedence over server.url; leave empty to use server.url. Test connection sends the connection key only to this address or server.url, never to the address this page was opened at.',
+      })}
+      error={error ? formatMessage({ ...error, id: getTranslation(error.id) }) : undefined}
+      value={form.values.publicUrl}
+      placeholder="https://cms.example.com"
+      disabled={!canUpdate}
+      onChange={(value) => form.setValue('publicUrl', value)}
+    />
   );
 };

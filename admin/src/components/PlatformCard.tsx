@@ -1,8 +1,9 @@
-import { Field, Grid, TextInput } from '@strapi/design-system';
+import { Grid, Typography } from '@strapi/design-system';
 import { useIntl } from 'react-intl';
 import type { Problem, SettingsForm } from '../hooks/useSettingsForm';
 import type { Settings } from '../types';
 import { getTranslation } from '../utils/getTranslation';
+import { AddressField } from './AddressField';
 import { Card } from './Card';
 import { SecretKeyField } from './SecretKeyField';
 
@@ -26,32 +27,23 @@ export const PlatformCard = ({ settings, form, canUpdate }: Props) => {
     >
       <Grid.Root gap={6}>
         <Grid.Item col={6} s={12} direction="column" alignItems="stretch">
-          <Field.Root
+          <AddressField
             name="platformUrl"
-            error={errorText(errors.platformUrl)}
+            label={formatMessage({ id: getTranslation('platform.url'), defaultMessage: 'Platform URL' })}
             hint={formatMessage(
               {
                 id: getTranslation('platform.url.hint'),
-                defaultMessage: 'The platform’s address; Strapi calls {path} on it.',
+                defaultMessage:
+                  'The platform’s address; Strapi calls {path} on it. Addresses on a private network need platform.allowedHosts in the plugin config.',
               },
               { path: '/back/integrations/platform/logs' }
             )}
-          >
-            <Field.Label>
-              {formatMessage({ id: getTranslation('platform.url'), defaultMessage: 'Platform URL' })}
-            </Field.Label>
-            <TextInput
-              type="url"
-              placeholder="https://platform.example.com"
-              value={form.values.platformUrl}
-              disabled={!canUpdate}
-              onChange={(event: React.ChangeEvent<HTMLInputElement>) =>
-                form.setValue('platformUrl', event.target.value)
-              }
-            />
-            <Field.Hint />
-            <Field.Error />
-          </Field.Root>
+            error={errorText(errors.platformUrl)}
+            value={form.values.platformUrl}
+            placeholder="https://platform.example.com"
+            disabled={!canUpdate}
+            onChange={(value) => form.setValue('platformUrl', value)}
+          />
         </Grid.Item>
         <Grid.Item col={6} s={12} direction="column" alignItems="stretch">
           <SecretKeyField
@@ -60,7 +52,7 @@ export const PlatformCard = ({ settings, form, canUpdate }: Props) => {
             hint={formatMessage({
               id: getTranslation('platform.key.hint'),
               defaultMessage:
-                'The key the platform’s log endpoint accepts (sent as x-api-key). Stored encrypted.',
+                'The key the platform’s log endpoint accepts (sent as x-api-key). Stored encrypted, and removed when the platform URL moves to another address.',
             })}
             error={errorText(errors.platformKey)}
             value={form.values.platformKey}
@@ -73,6 +65,17 @@ export const PlatformCard = ({ settings, form, canUpdate }: Props) => {
             onChange={(value) => form.setValue('platformKey', value)}
           />
         </Grid.Item>
+        {form.dropsPlatformKey ? (
+          <Grid.Item col={12} direction="column" alignItems="stretch">
+            <Typography variant="pi" textColor="danger600">
+              {formatMessage({
+                id: getTranslation('platform.key.dropped'),
+                defaultMessage:
+                  'The stored log key is only sent to the address it was saved for: saving this URL removes it. Paste the log key again to keep reading the delivery log.',
+              })}
+            </Typography>
+          </Grid.Item>
+        ) : null}
       </Grid.Root>
     </Card>
   );

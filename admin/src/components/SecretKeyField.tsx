@@ -2,17 +2,21 @@ import { Field, TextInput } from '@strapi/design-system';
 import { useIntl } from 'react-intl';
 import { getTranslation } from '../utils/getTranslation';
 
-type Props = {
+/** What every text field of the settings form takes. */
+export type TextFieldProps = {
   name: string;
   label: string;
   hint: string;
   error?: string;
   value: string;
+  disabled: boolean;
+  onChange(value: string): void;
+};
+
+type Props = TextFieldProps & {
   /** The last 4 characters of the stored key, when one is stored: the only part ever shown. */
   storedLast4?: string;
   emptyPlaceholder: string;
-  disabled: boolean;
-  onChange(value: string): void;
 };
 
 /** A key field that never shows the stored key: it is empty, and a new key typed in replaces the stored one. */

@@ -16,7 +16,13 @@ const Fact = ({ label, children }: { label: string; children: React.ReactNode })
   </Flex>
 );
 
-export const StatusCard = ({ settings }: { settings: Settings }) => {
+type Props = {
+  settings: Settings;
+  /** The last request is log data: the server sends it only to admins who may read the logs. */
+  canReadLogs: boolean;
+};
+
+export const StatusCard = ({ settings, canReadLogs }: Props) => {
   const { formatMessage } = useIntl();
   const formatDateTime = useFormatDateTime();
   const { connectionKey, status } = settings;
@@ -71,28 +77,30 @@ export const StatusCard = ({ settings }: { settings: Settings }) => {
             </Typography>
           </Fact>
         </Grid.Item>
-        <Grid.Item col={6} s={12} direction="column" alignItems="stretch">
-          <Fact
-            label={formatMessage({ id: getTranslation('status.request'), defaultMessage: 'Last request' })}
-          >
-            {lastRequest ? (
-              <Flex direction="column" alignItems="stretch" gap={1}>
-                <Flex gap={2}>
-                  <HttpStatus status={lastRequest.httpStatus} outcome={lastRequest.outcome} />
-                  <Typography variant="omega">
-                    {lastRequest.method} {lastRequest.path}
+        {canReadLogs ? (
+          <Grid.Item col={6} s={12} direction="column" alignItems="stretch">
+            <Fact
+              label={formatMessage({ id: getTranslation('status.request'), defaultMessage: 'Last request' })}
+            >
+              {lastRequest ? (
+                <Flex direction="column" alignItems="stretch" gap={1}>
+                  <Flex gap={2}>
+                    <HttpStatus status={lastRequest.httpStatus} outcome={lastRequest.outcome} />
+                    <Typography variant="omega">
+                      {lastRequest.method} {lastRequest.path}
+                    </Typography>
+                  </Flex>
+                  <Typography variant="pi" textColor="neutral600">
+                    {formatDateTime(lastRequest.receivedAt)}
+                    {lastRequest.reason ? ` · ${lastRequest.reason}` : ''}
                   </Typography>
                 </Flex>
-                <Typography variant="pi" textColor="neutral600">
-                  {formatDateTime(lastRequest.receivedAt)}
-                  {lastRequest.reason ? ` · ${lastRequest.reason}` : ''}
-                </Typography>
-              </Flex>
-            ) : (
-              <Typography variant="omega">{never}</Typography>
-            )}
-          </Fact>
-        </Grid.Item>
+              ) : (
+                <Typography variant="omega">{never}</Typography>
+              )}
+            </Fact>
+          </Grid.Item>
+        ) : null}
       </Grid.Root>
       <TestConnectionResult />
     </Card>

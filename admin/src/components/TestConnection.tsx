@@ -6,7 +6,10 @@ import { useTestPublishBridgeConnectionMutation } from '../services/api';
 import type { ConnectionTestResult } from '../types';
 import { getTranslation } from '../utils/getTranslation';
 
-/** "Test connection": the server signs a handshake and sends it to its own public base URL. */
+/**
+ * "Test connection": the server signs a handshake and sends it to its own configured public base
+ * URL. Without one it sends nothing and its message says what to set, so the button stays enabled.
+ */
 export const TestConnectionButton = ({ disabled }: { disabled?: boolean }) => {
   const { formatMessage } = useIntl();
   const { toggleNotification } = useNotification();
@@ -73,7 +76,9 @@ export const TestConnectionResult = () => {
 const ResultFacts = ({ result }: { result: ConnectionTestResult }) => {
   const { formatMessage } = useIntl();
   const facts = [
-    [formatMessage({ id: getTranslation('test.url'), defaultMessage: 'Sent to' }), `POST ${result.url}`],
+    result.url !== undefined
+      ? [formatMessage({ id: getTranslation('test.url'), defaultMessage: 'Sent to' }), `POST ${result.url}`]
+      : undefined,
     result.status !== undefined
       ? [
           formatMessage({ id: getTranslation('test.status'), defaultMessage: 'HTTP status' }),

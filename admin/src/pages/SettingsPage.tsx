@@ -141,7 +141,7 @@ const SettingsForm = ({ settings, canUpdate, canReadLogs }: FormProps) => {
             {/* The form holds the connection tab only: the log tabs' filter forms must not submit it. */}
             <form id={FORM_ID} onSubmit={save} noValidate>
               <Flex direction="column" alignItems="stretch" gap={6} paddingTop={6}>
-                <StatusCard settings={settings} />
+                <StatusCard settings={settings} canReadLogs={canReadLogs} />
                 <ConnectionCard settings={settings} form={form} canUpdate={canUpdate} />
                 <CapabilitiesCard settings={settings} form={form} canUpdate={canUpdate} />
                 <StorageCard settings={settings} />

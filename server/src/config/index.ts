@@ -21,6 +21,16 @@ const contentTypeMapping = z
   .object({ uid: z.string().min(1), fields: z.record(z.string(), fieldMapping) })
   .strict();
 
+/**
+ * Hosts or addresses (IP, CIDR) that may be private although the address guard refuses such
+ * addresses. (media.allowedHosts below has the same rule written out; it can use this one.)
+ */
+const allowedHosts = z.array(
+  z.string().refine((entry) => !allowListEntryProblem(entry), {
+    error: 'must be a host name, an IP address or a CIDR range such as "10.0.0.0/8"',
+  })
+);
+
 const urlTemplate = z.string().regex(/^https?:\/\/[^\s]*\{(slug|id)\}/, {
   error: 'must be an absolute http(s) URL containing {slug} or {id}, e.g. "https://example.com/blog/{slug}"',
 });
@@ -70,8 +80,11 @@ export const pluginConfigSchema = z
         maxAgeDays: z.number().int().min(1).max(3650),
       })
       .strict(),
-    /** How long the server waits for the platform's delivery-log endpoint. */
-    platform: z.object({ timeoutMs: z.number().int().min(500).max(120_000) }).strict(),
+    /**
+     * The platform's delivery-log endpoint: how long the server waits for it, and the private
+     * hosts or addresses it may be on (a public platform needs no entry).
+     */
+    platform: z.object({ timeoutMs: z.number().int().min(500).max(120_000), allowedHosts }).strict(),
     /** How long "Test connection" waits for the site's own handshake through its public URL. */
     connectionTest: z.object({ timeoutMs: z.number().int().min(500).max(120_000) }).strict(),
     /** Image import: hosts or addresses (IP, CIDR) that may be private, and limits of downloads. */
@@ -123,7 +136,7 @@ export default {
     contentTypes: {},
     settingsCacheMs: 2_000,
     activityLog: { maxEntries: 10_000, maxAgeDays: 30 },
-    platform: { timeoutMs: 10_000 },
+    platform: { timeoutMs: 10_000, allowedHosts: [] },
     connectionTest: { timeoutMs: 10_000 },
     media: {
       allowedHosts: [],

@@ -7,13 +7,45 @@ import { PLUGIN_ID } from '../constants';
 import { SettingsError, type SettingsChanges } from '../services/settings';
 
 const MAX_GRACE_MINUTES = 7 * 24 * 60;
+const MIN_KEY_LENGTH = 16;
+const LOGS_READ = `plugin::${PLUGIN_ID}.logs.read`;
 
 const key = z
   .string()
   .trim()
-  .min(8, { error: 'is too short: paste the whole key (at least 8 characters)' })
+  .min(MIN_KEY_LENGTH, {
+    error: `is too short: paste the whole key (at least ${MIN_KEY_LENGTH} characters)`,
+  })
   .max(512, { error: 'is too long (at most 512 characters)' })
   .regex(/^\S+$/, { error: 'must not contain spaces or line breaks' });
+
+/**
+ * An address a key will be sent to: absolute http(s), without credentials (they would be shown
+ * and logged in clear), query or fragment (paths are appended to it). An empty string clears it.
+ */
+const addressSetting = z
+  .string()
+  .trim()
+  .pipe(
+    z.union([
+      z.literal(''),
+      z
+        .url({
+          protocol: /^https?$/,
+          error: 'must be an absolute http(s) URL, e.g. https://cms.example.com',
+          // The checks below parse the URL: they must not run on one that failed here.
+          abort: true,
+        })
+        .refine((value) => !/[?#]/.test(value), { error: 'must not contain a query (?) or a fragment (#)' })
+        .refine(
+          (value) => {
+            const { username, password } = new URL(value);
+            return username === '' && password === '';
+          },
+          { error: 'must not contain a user name or password' }
+        ),
+    ])
+  );
 
 const updateSchema = z
   .object({
@@ -26,11 +58,11 @@ const updateSchema = z
       .strict()
       .optional(),
     capabilities: z.partialRecord(z.enum(CAPABILITIES), z.boolean()).optional(),
+    /** This Strapi's address as the publisher reaches it; "Test connection" sends the key there. */
+    publicUrl: addressSetting.optional(),
     platform: z
       .object({
-        url: z
-          .union([z.literal(''), z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })])
-          .optional(),
+        url: addressSetting.optional(),
         key: key.optional(),
       })
       .strict()
@@ -41,6 +73,7 @@ const updateSchema = z
 const toChanges = ({
   connectionKey,
   capabilities,
+  publicUrl,
   platform,
 }: z.infer<typeof updateSchema>): SettingsChanges => ({
   connectionKey: connectionKey && {
@@ -48,15 +81,26 @@ const toChanges = ({
     graceMs: connectionKey.graceMinutes * 60_000,
   },
   capabilities,
-  platform: platform && { url: platform.url?.trim(), key: platform.key },
+  publicUrl,
+  platform,
 });
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const settings = () => strapi.plugin(PLUGIN_ID).service('settings');
 
+  /**
+   * The route needs settings.read only; what the activity log holds (the last request) is
+   * shown only to admins who also hold logs.read. The origin is used for display only.
+   */
+  const overview = (ctx: Context) =>
+    settings().overview({
+      requestOrigin: ctx.request.origin,
+      includeLastRequest: Boolean(ctx.state.userAbility?.can(LOGS_READ)),
+    });
+
   return {
     async find(ctx: Context) {
-      ctx.body = { data: await settings().overview(ctx.request.origin) };
+      ctx.body = { data: await overview(ctx) };
     },
 
     async update(ctx: Context) {
@@ -68,7 +112,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         if (error instanceof SettingsError) return ctx.badRequest(error.message);
         throw error;
       }
-      ctx.body = { data: await settings().overview(ctx.request.origin) };
+      ctx.body = { data: await overview(ctx) };
     },
   };
 };

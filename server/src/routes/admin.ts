@@ -16,6 +16,12 @@ export default {
       handler: 'admin-settings.update',
       config: guardedBy('settings.update'),
     },
+    /*
+     * settings.read is enough: the test sends the connection key, but only to the base URL that
+     * server.url or an admin with settings.update configured, the address the publisher uses with
+     * the same key anyway. A reader learns whether the connection works, never the key, and cannot
+     * choose where it goes (not through Host or X-Forwarded-Host either).
+     */
     {
       method: 'POST',
       path: '/connection-test',

@@ -5,8 +5,8 @@ import { PLUGIN_ID } from '../constants';
 
 export type ConnectionTestResult = {
   ok: boolean;
-  /** The handshake URL the server called: the registered base URL plus `/handshake`. */
-  url: string;
+  /** The handshake URL the server called: the configured base URL plus `/handshake`; none when unset. */
+  url?: string;
   /** What the user should know or do next, in one sentence or two. */
   message: string;
   status?: number;
@@ -19,10 +19,17 @@ export type ConnectionTestResult = {
 const PROBE_BODY = JSON.stringify({ connection_test: true, probe: 'Grüße, 東京, €' });
 const MAX_ANSWER_SHOWN = 2_000;
 
+const NO_PUBLIC_URL =
+  'Set the public URL of this Strapi first: in the Public URL field of this page (then save), or as Strapi’s server.url (PUBLIC_URL in the example). The test sends the connection key, so it only goes to an address set in the configuration, never to the address this page was opened at.';
+
 /**
  * "Test connection": the server signs a handshake exactly as the publisher does and sends it
  * to its own public base URL, so whatever sits in between (proxy, CDN, load balancer) is
  * tested too: stripped headers, rewritten bodies, redirects and wrong public URLs all show.
+ *
+ * The request carries the connection key, so its address comes only from configuration an
+ * operator (server.url) or an admin with settings.update (the public URL field) set. Built from
+ * the admin's request, a forged Host or X-Forwarded-Host would send the key to any server.
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const settings = () => strapi.plugin(PLUGIN_ID).service('settings');
@@ -30,8 +37,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     (strapi.config.get(`plugin::${PLUGIN_ID}`) as PluginConfig).connectionTest.timeoutMs;
 
   return {
-    async run(requestOrigin: string): Promise<ConnectionTestResult> {
-      const url = `${settings().baseUrl(requestOrigin)}/handshake`;
+    async run(): Promise<ConnectionTestResult> {
+      const baseUrl = await settings().configuredBaseUrl();
+      if (!baseUrl) return { ok: false, message: NO_PUBLIC_URL };
+      const url = `${baseUrl.url}/handshake`;
       const [key] = (await settings().acceptedKeys()) as string[];
       if (!key) {
         return {
@@ -80,7 +89,7 @@ function verdict(answer: Response, response: unknown, url: string): { ok: boolea
   if (answer.status >= 300 && answer.status < 400) {
     return {
       ok: false,
-      message: `${url} redirects to ${answer.headers.get('location') ?? 'another address'}. The publisher does not follow redirects with a body: register the final address (set Strapi's server.url, PUBLIC_URL in the example) instead.`,
+      message: `${url} redirects to ${answer.headers.get('location') ?? 'another address'}. The publisher does not follow redirects with a body: register the final address instead (the Public URL field of this page, or Strapi's server.url: PUBLIC_URL in the example).`,
     };
   }
   if (answer.status === 200 && body.ok === true && Array.isArray(body.capabilities)) {
@@ -116,7 +125,7 @@ function unreachable(url: string, error: unknown, timeoutMs: number): string {
     return `No answer from ${url} within ${Math.round(timeoutMs / 1000)} s. Check that this address reaches this Strapi server from the server itself.`;
   }
   const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
-  return `Could not reach ${url} (${cause?.code ?? cause?.message ?? (error as Error)?.message}). Check the public URL of Strapi (server.url) and that this server can resolve and reach it.`;
+  return `Could not reach ${url} (${cause?.code ?? cause?.message ?? (error as Error)?.message}). Check the public URL of Strapi (the Public URL field, or server.url) and that this server can resolve and reach it.`;
 }
 
 function parseJson(text: string): unknown {

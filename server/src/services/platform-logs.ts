@@ -1,6 +1,16 @@
 import type { Core } from '@strapi/strapi';
+import type { LookupAddress } from 'node:dns';
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
 import type { PluginConfig } from '../config';
 import { PLUGIN_ID } from '../constants';
+import { parseAllowList } from '../network/address-guard';
+import {
+  AddressRefused,
+  HostUnresolved,
+  pinnedLookup,
+  resolveCheckedAddresses,
+} from '../network/checked-connection';
 import type { EntryLocation } from './activity';
 
 /** One delivery as the platform reports it (contract section 2.10), with its Strapi entry when it exists. */
@@ -41,10 +51,12 @@ const ENTRY_FIELDS = [
 /**
  * Reads the platform's delivery log. The call is made by the server, never the browser, so
  * the platform key stays on the server and the platform needs no CORS rules for the admin.
+ * Like an image import, it connects only to checked addresses: private, loopback and
+ * link-local ones only when platform.allowedHosts lists them.
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const plugin = () => strapi.plugin(PLUGIN_ID);
-  const timeoutMs = () => (strapi.config.get(`plugin::${PLUGIN_ID}`) as PluginConfig).platform.timeoutMs;
+  const platformConfig = () => (strapi.config.get(`plugin::${PLUGIN_ID}`) as PluginConfig).platform;
 
   return {
     async list(): Promise<DeliveryLogEntry[]> {
@@ -55,8 +67,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           'Set the platform URL and the key its log endpoint accepts (Settings > Publish Bridge, Platform delivery log), then load the log again.'
         );
       }
-      const endpoint = `${url.replace(/\/+$/, '')}${PLATFORM_LOGS_PATH}`;
-      const text = await fetchText(endpoint, apiKey, timeoutMs());
+      const endpoint = new URL(`${url.replace(/\/+$/, '')}${PLATFORM_LOGS_PATH}`);
+      const text = await fetchText(endpoint, apiKey, platformConfig());
       const entries = parseEntries(text, endpoint);
       const found = await plugin()
         .service('activity')
@@ -69,55 +81,115 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   };
 };
 
-async function fetchText(endpoint: string, apiKey: string, timeoutMs: number): Promise<string> {
-  let answer: Response;
-  try {
-    answer = await fetch(endpoint, {
-      headers: { 'x-api-key': apiKey, Accept: 'application/json' },
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-  } catch (error) {
-    const name = (error as Error)?.name;
-    if (name === 'TimeoutError' || name === 'AbortError') {
-      throw new PlatformLogsError(
-        504,
-        `The platform did not answer within ${Math.round(timeoutMs / 1000)} s (${endpoint}). Try again later, or check the platform URL.`
-      );
-    }
-    const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
-    throw new PlatformLogsError(
-      502,
-      `Could not reach the platform at ${endpoint} (${cause?.code ?? cause?.message ?? (error as Error)?.message}). Check the platform URL.`
+/** Why the log could not be read, phrased for the admin; `signal` tells a timeout from other failures. */
+function readFailure(
+  error: unknown,
+  endpoint: URL,
+  timeoutMs: number,
+  signal: AbortSignal
+): PlatformLogsError {
+  if (error instanceof PlatformLogsError) return error;
+  if (signal.aborted) {
+    return new PlatformLogsError(
+      504,
+      `The platform did not answer within ${Math.round(timeoutMs / 1000)} s (${endpoint.href}). Try again later, or check the platform URL.`
     );
   }
-  if (answer.status === 401 || answer.status === 403) {
-    await answer.body?.cancel();
+  if (error instanceof AddressRefused) {
+    return new PlatformLogsError(
+      400,
+      `The platform URL is refused: ${error.message}. The log key is only sent to public addresses; if the platform really is on your private network, list its host in platform.allowedHosts of the plugin config (PUBLISH_BRIDGE_PLATFORM_ALLOWED_HOSTS in the example) and restart Strapi.`
+    );
+  }
+  const reason =
+    error instanceof HostUnresolved
+      ? error.message
+      : ((error as NodeJS.ErrnoException)?.code ?? (error as Error)?.message);
+  return new PlatformLogsError(
+    502,
+    `Could not reach the platform at ${endpoint.href} (${reason}). Check the platform URL.`
+  );
+}
+
+/** One GET on a fresh socket to the checked addresses only (no pooled socket from another config). */
+function get(endpoint: URL, addresses: LookupAddress[], apiKey: string, signal: AbortSignal) {
+  const client = endpoint.protocol === 'https:' ? https : http;
+  return new Promise<IncomingMessage>((resolve, reject) => {
+    client
+      .get(
+        endpoint,
+        {
+          agent: false,
+          lookup: pinnedLookup(addresses),
+          signal,
+          headers: { 'x-api-key': apiKey, accept: 'application/json' },
+        },
+        resolve
+      )
+      .on('error', reject);
+  });
+}
+
+async function fetchText(endpoint: URL, apiKey: string, platform: PluginConfig['platform']) {
+  const signal = AbortSignal.timeout(platform.timeoutMs);
+  let answer: IncomingMessage | undefined;
+  try {
+    const addresses = await resolveCheckedAddresses(endpoint, parseAllowList(platform.allowedHosts), signal);
+    answer = await get(endpoint, addresses, apiKey, signal);
+    return await answerText(answer, endpoint);
+  } catch (error) {
+    throw readFailure(error, endpoint, platform.timeoutMs, signal);
+  } finally {
+    answer?.destroy();
+  }
+}
+
+/**
+ * The body of a successful answer. Redirects are not followed, not even within the platform's
+ * origin: the platform URL is set by hand, so a redirect means it is not the final address, and
+ * saying so beats sending the key on to wherever a Location header points.
+ */
+async function answerText(answer: IncomingMessage, endpoint: URL): Promise<string> {
+  const status = answer.statusCode ?? 0;
+  if (status >= 300 && status < 400) {
     throw new PlatformLogsError(
       502,
-      `The platform refused the log key (HTTP ${answer.status}). Copy the key its log endpoint accepts into Settings > Publish Bridge again.`
+      `The platform answered with a redirect (HTTP ${status}) to ${shownLocation(answer.headers.location, endpoint)}. The log key is not sent on to another address: set the platform URL to the final address.`
+    );
+  }
+  if (status === 401 || status === 403) {
+    throw new PlatformLogsError(
+      502,
+      `The platform refused the log key (HTTP ${status}). Copy the key its log endpoint accepts into Settings > Publish Bridge again.`
     );
   }
   const text = await readLimited(answer, endpoint);
-  if (answer.status < 200 || answer.status >= 300) {
+  if (status < 200 || status >= 300) {
     const detail = errorDetail(text);
     throw new PlatformLogsError(
       502,
-      `The platform answered HTTP ${answer.status}${detail ? `: ${detail}` : ''}. Check the platform URL, or try again later.`
+      `The platform answered HTTP ${status}${detail ? `: ${detail}` : ''}. Check the platform URL, or try again later.`
     );
   }
   return text;
 }
 
-async function readLimited(answer: Response, endpoint: string): Promise<string> {
-  const declared = Number(answer.headers.get('content-length') ?? 0);
-  if (declared > MAX_ANSWER_BYTES) {
-    await answer.body?.cancel();
-    throw tooLarge(endpoint);
+/** A Location header for a message: resolved, without credentials or query. */
+function shownLocation(location: string | undefined, endpoint: URL): string {
+  if (!location) return 'no address (no Location header)';
+  try {
+    const target = new URL(location, endpoint);
+    return `${target.origin}${target.pathname}`;
+  } catch {
+    return 'an invalid address';
   }
-  if (!answer.body) return '';
-  const chunks: Uint8Array[] = [];
+}
+
+async function readLimited(answer: IncomingMessage, endpoint: URL): Promise<string> {
+  if (Number(answer.headers['content-length'] ?? 0) > MAX_ANSWER_BYTES) throw tooLarge(endpoint);
+  const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of answer.body as unknown as AsyncIterable<Uint8Array>) {
+  for await (const chunk of answer as AsyncIterable<Buffer>) {
     size += chunk.byteLength;
     if (size > MAX_ANSWER_BYTES) throw tooLarge(endpoint);
     chunks.push(chunk);
@@ -125,10 +197,10 @@ async function readLimited(answer: Response, endpoint: string): Promise<string> 
   return Buffer.concat(chunks).toString('utf8');
 }
 
-const tooLarge = (endpoint: string) =>
+const tooLarge = (endpoint: URL) =>
   new PlatformLogsError(
     502,
-    `The platform's log answer from ${endpoint} is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MB; it was not read.`
+    `The platform's log answer from ${endpoint.href} is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MB; it was not read.`
   );
 
 function errorDetail(text: string): string | undefined {
@@ -142,21 +214,21 @@ function errorDetail(text: string): string | undefined {
 }
 
 /** The contract's `{ status, data: [...] }`; a bare array is accepted too. Values are shown as text. */
-function parseEntries(text: string, endpoint: string): DeliveryLogEntry[] {
+function parseEntries(text: string, endpoint: URL): DeliveryLogEntry[] {
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
     throw new PlatformLogsError(
       502,
-      `The platform's answer from ${endpoint} is not valid JSON, so the delivery log cannot be shown. Check the platform URL: it may point at a web page instead of the platform.`
+      `The platform's answer from ${endpoint.href} is not valid JSON, so the delivery log cannot be shown. Check the platform URL: it may point at a web page instead of the platform.`
     );
   }
   const data = Array.isArray(body) ? body : (body as { data?: unknown } | null)?.data;
   if (!Array.isArray(data)) {
     throw new PlatformLogsError(
       502,
-      `The platform's answer from ${endpoint} has no "data" list of deliveries, so it cannot be shown. Check the platform URL.`
+      `The platform's answer from ${endpoint.href} has no "data" list of deliveries, so it cannot be shown. Check the platform URL.`
     );
   }
   return data

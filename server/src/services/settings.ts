@@ -16,7 +16,15 @@ export type StoredSettings = {
   /** The key replaced by the last rotation, honoured until `acceptUntil` (ms since epoch). */
   previousApiKey?: StoredSecret & { acceptUntil: number };
   capabilities?: Partial<Record<Capability, boolean>>;
-  /** Where the platform's delivery log is read, and the key its log endpoint accepts. */
+  /**
+   * This Strapi's public address as an admin with the update permission set it; takes precedence
+   * over server.url for the base URL, e.g. when the publisher reaches Strapi by another name.
+   */
+  publicUrl?: string;
+  /**
+   * Where the platform's delivery log is read, and the key its log endpoint accepts. The key is
+   * only ever sent to the origin it was saved for: a new origin without a new key drops it.
+   */
   platform?: { url?: string; apiKey?: StoredSecret };
 };
 
@@ -33,12 +41,20 @@ export type SettingsDescription = {
     managedByEnvironment: boolean;
     previousKeyAcceptedUntil?: string;
   };
+  publicUrl?: string;
   platform: { url?: string; key?: MaskedSecret };
   encryptionAvailable: boolean;
 };
 
+/**
+ * Where the base URL comes from. Only 'settings' and 'server.url' were set by someone trusted
+ * with the configuration; 'request' is the address the admin's browser used, shown as a guess.
+ */
+export type BaseUrlSource = 'settings' | 'server.url' | 'request';
+
 export type SettingsOverview = SettingsDescription & {
   baseUrl: string;
+  baseUrlSource: BaseUrlSource;
   capabilities: { name: Capability; description: string; enabled: boolean; enabledByDefault: boolean }[];
   status: { lastHandshakeAt?: string; lastRequest?: ActivityItem };
   storage: ResourceStorage[];
@@ -47,9 +63,14 @@ export type SettingsOverview = SettingsDescription & {
 export type SettingsChanges = {
   connectionKey?: { value: string; graceMs: number };
   capabilities?: Partial<Record<Capability, boolean>>;
+  /** An empty string removes it. */
+  publicUrl?: string;
   /** An empty `url` removes it; `key` replaces the stored one. */
   platform?: { url?: string; key?: string };
 };
+
+/** What the settings page may include beyond the settings themselves. */
+export type OverviewOptions = { requestOrigin: string; includeLastRequest: boolean };
 
 const SETTINGS_KEY = 'settings';
 const STATUS_KEY = 'status';
@@ -57,6 +78,10 @@ const STATUS_KEY = 'status';
 export class SettingsError extends Error {}
 
 const mask = (secret: string) => secret.slice(-4);
+
+const originOf = (url: string | undefined) => (url ? new URL(url).origin : undefined);
+
+const joinPrefix = (origin: string, prefix: string) => `${origin.replace(/\/+$/, '')}${prefix}`;
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const store = () => strapi.store({ type: 'plugin', name: PLUGIN_ID });
@@ -112,14 +137,31 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return next;
   }
 
+  /**
+   * A key saved for one origin is never sent to another: moving the URL to a new origin (or
+   * removing it) drops the stored key unless the same save brings a new one.
+   */
   function changePlatform(settings: StoredSettings, changes: NonNullable<SettingsChanges['platform']>) {
     const platform = { ...settings.platform };
     if (changes.url !== undefined) {
       if (changes.url === '') delete platform.url;
       else platform.url = changes.url;
+      if (originOf(platform.url) !== originOf(settings.platform?.url)) delete platform.apiKey;
     }
     if (changes.key !== undefined) platform.apiKey = seal(changes.key);
     return { ...settings, platform };
+  }
+
+  function changePublicUrl(settings: StoredSettings, publicUrl: string): StoredSettings {
+    const next: StoredSettings = { ...settings, publicUrl };
+    if (publicUrl === '') delete next.publicUrl;
+    return next;
+  }
+
+  /** Strapi's `server.url` when it is an absolute URL (a relative one only names a path). */
+  function serverUrl(): string | undefined {
+    const url = strapi.config.get('server.url') as string | undefined;
+    return url && /^https?:\/\//i.test(url) ? url : undefined;
   }
 
   return {
@@ -128,13 +170,25 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     environmentKey,
 
     /**
-     * The `{base_url}` to register with the publisher: Strapi's public `server.url` when it is
-     * an absolute URL, else the origin the admin reached this server at, plus the prefix.
+     * The `{base_url}` to register with the publisher, from configuration only: the public URL
+     * saved on the settings page, else Strapi's `server.url`. Undefined when neither is set.
+     * Never built from a request: its Host (or X-Forwarded-Host) is whatever the caller sent.
      */
-    baseUrl(requestOrigin: string): string {
-      const serverUrl = strapi.config.get('server.url') as string | undefined;
-      const origin = serverUrl && /^https?:\/\//i.test(serverUrl) ? serverUrl : requestOrigin;
-      return `${origin.replace(/\/+$/, '')}${config().prefix}`;
+    async configuredBaseUrl(): Promise<{ url: string; source: 'settings' | 'server.url' } | undefined> {
+      const { publicUrl } = await read();
+      if (publicUrl) return { url: joinPrefix(publicUrl, config().prefix), source: 'settings' };
+      const fromServer = serverUrl();
+      return fromServer ? { url: joinPrefix(fromServer, config().prefix), source: 'server.url' } : undefined;
+    },
+
+    /** The base URL to show: the configured one, or else a guess from the address this page was opened at. */
+    async displayedBaseUrl(requestOrigin: string): Promise<{ url: string; source: BaseUrlSource }> {
+      return (
+        (await this.configuredBaseUrl()) ?? {
+          url: joinPrefix(requestOrigin, config().prefix),
+          source: 'request',
+        }
+      );
     },
 
     /** Keys that authenticate a request now: the current one first, then a rotated-out one in its grace period. */
@@ -187,6 +241,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         if (changes.capabilities) {
           next = { ...next, capabilities: { ...next.capabilities, ...changes.capabilities } };
         }
+        if (changes.publicUrl !== undefined) next = changePublicUrl(next, changes.publicUrl);
         if (changes.platform) next = changePlatform(next, changes.platform);
         return next;
       });
@@ -218,6 +273,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const platformKey = settings.platform?.apiKey;
       return {
         connectionKey,
+        publicUrl: settings.publicUrl,
         platform: {
           url: settings.platform?.url,
           key: platformKey ? { last4: platformKey.last4, setAt: platformKey.setAt } : undefined,
@@ -226,18 +282,23 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       };
     },
 
-    /** The settings page's data: masked keys, the base URL, capabilities with descriptions, and the last exchanges. */
-    async overview(requestOrigin: string): Promise<SettingsOverview> {
-      const [description, capabilities, status, lastRequest] = await Promise.all([
+    /**
+     * The settings page's data: masked keys, the base URL, capabilities with descriptions, and
+     * the last exchanges. The last request is an activity entry: only for admins who may read logs.
+     */
+    async overview({ requestOrigin, includeLastRequest }: OverviewOptions): Promise<SettingsOverview> {
+      const [description, capabilities, status, lastRequest, baseUrl] = await Promise.all([
         this.describe(),
         this.capabilities(),
         this.status(),
-        strapi.plugin(PLUGIN_ID).service('activity').latest(),
+        includeLastRequest ? strapi.plugin(PLUGIN_ID).service('activity').latest() : undefined,
+        this.displayedBaseUrl(requestOrigin),
       ]);
       const defaults = config().capabilities;
       return {
         ...description,
-        baseUrl: this.baseUrl(requestOrigin),
+        baseUrl: baseUrl.url,
+        baseUrlSource: baseUrl.source,
         capabilities: CAPABILITIES.map((name) => ({
           name,
           description: CAPABILITY_DESCRIPTIONS[name],
