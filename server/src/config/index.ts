@@ -21,10 +21,7 @@ const contentTypeMapping = z
   .object({ uid: z.string().min(1), fields: z.record(z.string(), fieldMapping) })
   .strict();
 
-/**
- * Hosts or addresses (IP, CIDR) that may be private although the address guard refuses such
- * addresses. (media.allowedHosts below has the same rule written out; it can use this one.)
- */
+/** Hosts or addresses (IP, CIDR) that may be private although the address guard refuses such addresses. */
 const allowedHosts = z.array(
   z.string().refine((entry) => !allowListEntryProblem(entry), {
     error: 'must be a host name, an IP address or a CIDR range such as "10.0.0.0/8"',
@@ -90,11 +87,7 @@ export const pluginConfigSchema = z
     /** Image import: hosts or addresses (IP, CIDR) that may be private, and limits of downloads. */
     media: z
       .object({
-        allowedHosts: z.array(
-          z.string().refine((entry) => !allowListEntryProblem(entry), {
-            error: 'must be a host name, an IP address or a CIDR range such as "10.0.0.0/8"',
-          })
-        ),
+        allowedHosts,
         timeoutMs: z
           .number()
           .int()

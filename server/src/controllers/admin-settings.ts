@@ -3,11 +3,10 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { CAPABILITIES } from '../contract/capabilities';
 import { describeZodError } from '../contract/errors';
-import { PLUGIN_ID } from '../constants';
+import { MIN_KEY_LENGTH, PLUGIN_ID } from '../constants';
 import { SettingsError, type SettingsChanges } from '../services/settings';
 
 const MAX_GRACE_MINUTES = 7 * 24 * 60;
-const MIN_KEY_LENGTH = 16;
 const LOGS_READ = `plugin::${PLUGIN_ID}.logs.read`;
 
 const key = z

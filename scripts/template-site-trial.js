@@ -1,0 +1,472 @@
+#!/usr/bin/env node
+/**
+ * `npm run test:template`: the packed plugin on Strapi's own example blog, as a user installs it.
+ *
+ *   node scripts/template-site.js                    Strapi 5.54.0, admin panel built
+ *   node scripts/template-site.js --strapi 5.12.7    the same project on another Strapi 5 release
+ *   --no-admin-build                                 skip `strapi build`'s admin bundle (server code only)
+ *   --keep                                           leave the project in place, to inspect it
+ *
+ * Makes a TypeScript project with `create-strapi-app@5.54.0 --example --typescript` (the
+ * template files as shipped), pins every @strapi package to the release under test, installs
+ * the `npm pack` tarball of this repository, maps the template's Article in a typed
+ * config/plugins.ts, builds, starts it with `strapi start`, and sends the publisher's signed
+ * requests: handshake, a full post (headings, lists, a quote, an inline image, a table, a cover),
+ * an update, the page list and a delete, reading each result back through Strapi's own REST API.
+ * Needs the npm registry and dist/ (npm run build). The last line is "N passed, N failed".
+ */
+'use strict';
+
+const { spawn, spawnSync } = require('node:child_process');
+const { createHmac, randomBytes } = require('node:crypto');
+const fs = require('node:fs');
+const http = require('node:http');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..');
+const TEMPLATE_RELEASE = '5.54.0';
+const PREFIX = '/api/publish-bridge';
+const KEY = `pb_template_${randomBytes(16).toString('hex')}`;
+const BOOT_TIMEOUT_MS = 240_000;
+const progress = (message) => process.stderr.write(`[template] ${message}\n`);
+
+function parseArguments(argv) {
+  const options = { strapi: TEMPLATE_RELEASE, adminBuild: true, keep: false };
+  for (let i = 0; i < argv.length; i += 1) {
+    const [flag, inline] = argv[i].split(/=(.*)/s);
+    if (flag === '--strapi') options.strapi = inline ?? argv[(i += 1)];
+    else if (flag === '--no-admin-build') options.adminBuild = false;
+    else if (flag === '--keep') options.keep = true;
+    else
+      throw new Error(
+        `Unknown option ${argv[i]} (see the comment at the top of ${path.basename(__filename)}).`
+      );
+  }
+  if (!/^5\.\d+\.\d+$/.test(options.strapi))
+    throw new Error(`--strapi takes a Strapi 5 release such as 5.54.0.`);
+  return options;
+}
+
+function run(command, args, { cwd, env = process.env, quiet = true } = {}) {
+  const result = spawnSync(command, args, {
+    cwd,
+    env,
+    encoding: 'utf8',
+    stdio: quiet ? 'pipe' : 'inherit',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (result.status !== 0) {
+    throw new Error(
+      `${command} ${args.join(' ')} failed (exit ${result.status}):\n${result.stdout ?? ''}\n${result.stderr ?? ''}`
+    );
+  }
+  return result.stdout;
+}
+
+/** The shipped template, made the way a user makes it, with every @strapi package pinned to `release`. */
+function createProject(workDir, release, tarball) {
+  progress(`create-strapi-app@${TEMPLATE_RELEASE} --example --typescript (no install yet)...`);
+  run(
+    'npx',
+    [
+      '--yes',
+      `create-strapi-app@${TEMPLATE_RELEASE}`,
+      'site',
+      '--example',
+      '--typescript',
+      '--use-npm',
+      '--no-install',
+      '--skip-cloud',
+      '--no-run',
+      '--no-git-init',
+      '--skip-db',
+      '--non-interactive',
+    ],
+    { cwd: workDir, env: { ...process.env, STRAPI_TELEMETRY_DISABLED: 'true' } }
+  );
+  const projectDir = path.join(workDir, 'site');
+  const manifestFile = path.join(projectDir, 'package.json');
+  const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
+  for (const field of ['dependencies', 'devDependencies']) {
+    for (const name of Object.keys(manifest[field] ?? {})) {
+      if (name.startsWith('@strapi/')) manifest[field][name] = release;
+    }
+  }
+  manifest.dependencies['strapi-plugin-publish-bridge'] = `file:${tarball}`;
+  fs.writeFileSync(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
+  return projectDir;
+}
+
+/** The README's mapping for this template, in the project's own typed plugins config. */
+function configurePlugin(projectDir) {
+  const file = path.join(projectDir, 'config', 'plugins.ts');
+  const shipped = fs.readFileSync(file, 'utf8');
+  const opening = 'Core.Config.Plugin => ({\n';
+  if (!shipped.includes(opening)) throw new Error(`config/plugins.ts no longer has "${opening.trim()}"`);
+  const block = `  'publish-bridge': {
+    enabled: true,
+    config: {
+      contentTypes: {
+        post: {
+          uid: 'api::article.article',
+          fields: {
+            title: 'title',
+            slug: 'slug',
+            excerpt: 'description',
+            featured_image: 'cover',
+            author: 'author',
+            categories: 'category',
+          },
+        },
+        blogCategory: {
+          uid: 'api::category.category',
+          fields: { name: 'name', slug: 'slug', description: 'description' },
+        },
+        author: { uid: 'api::author.author', fields: { display_name: 'name', email: 'email' } },
+      },
+      urlTemplates: { post: 'https://blog.example/articles/{slug}' },
+      // The test serves its images on this machine; a real site lists nothing here.
+      media: { allowedHosts: ['127.0.0.1'] },
+    },
+  },
+`;
+  fs.writeFileSync(file, shipped.replace(opening, opening + block));
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function startSite(projectDir, env) {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [path.join('node_modules', '@strapi', 'strapi', 'bin', 'strapi.js'), 'start'],
+    {
+      cwd: projectDir,
+      env: { ...env, HOST: '127.0.0.1', PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }
+  );
+  let log = '';
+  const keep = (chunk) => (log = (log + chunk).slice(-30_000));
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  let exitCode;
+  const exited = new Promise((resolve) =>
+    child.on('exit', (code, signal) => resolve((exitCode = code ?? signal)))
+  );
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + BOOT_TIMEOUT_MS;
+  for (;;) {
+    if (exitCode !== undefined) throw new Error(`Strapi stopped while starting (${exitCode}):\n${log}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`Strapi did not answer within ${BOOT_TIMEOUT_MS / 1000} s:\n${log}`);
+    }
+    try {
+      if ((await fetch(`${baseUrl}/_health`)).status === 204) break;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  return {
+    baseUrl,
+    log: () => log,
+    async stop() {
+      if (exitCode === undefined) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** Serves the images a post refers to, as the publisher's CDN would: a real PNG, made by Strapi's own image library. */
+async function startImageServer() {
+  const png = await require('sharp')({ create: { width: 8, height: 6, channels: 3, background: '#3a6ea5' } })
+    .png()
+    .toBuffer();
+  const server = http.createServer((request, response) => {
+    if (!request.url.endsWith('.png')) return response.writeHead(404).end();
+    response.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': png.length }).end(png);
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${server.address().port}`, server }))
+  );
+}
+
+function signed(method, body) {
+  const timestamp = String(Date.now());
+  const signature = createHmac('sha256', KEY).update(`${timestamp}.`).update(body).digest('hex');
+  return {
+    method,
+    headers: {
+      ...(body ? { 'Content-Type': 'application/json' } : {}),
+      'X-API-Key': KEY,
+      'X-Publisher-Timestamp': timestamp,
+      'X-Publisher-Signature': signature,
+    },
+    body: body || undefined,
+  };
+}
+
+async function contract(baseUrl, method, route, payload) {
+  const body = payload === undefined ? '' : JSON.stringify(payload);
+  const response = await fetch(`${baseUrl}${PREFIX}${route}`, signed(method, body));
+  const text = await response.text();
+  let parsed = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // kept as text
+  }
+  return { status: response.status, body: parsed };
+}
+
+/** Strapi's own REST API, as the site's frontend reads it (a read-only API token). */
+async function rest(baseUrl, token, route) {
+  const response = await fetch(`${baseUrl}${route}`, { headers: { Authorization: `Bearer ${token}` } });
+  return { status: response.status, body: await response.json() };
+}
+
+const visibleText = (html) =>
+  html
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+/** The post the publisher sends: every kind of content the body can hold. */
+function fullPost(images) {
+  const content = [
+    '<h2>Why local SEO matters</h2>',
+    '<p>Most searches with a place in them end in a <strong>visit</strong> within a day.</p>',
+    '<ul><li>Claim the listing</li><li>Collect reviews<ul><li>Answer every one</li></ul></li></ul>',
+    '<ol><li>Audit</li><li>Fix</li></ol>',
+    '<blockquote><p>Be where your customers look.</p></blockquote>',
+    `<p><img src="${images}/inline.png" alt="A map with pins"></p>`,
+    '<table><tr><th>Signal</th><th>Weight</th></tr><tr><td>Reviews</td><td>High</td></tr></table>',
+    '<h3>Next steps</h3><p>Start with the listing.</p>',
+  ].join('');
+  return {
+    title: 'Local SEO in an afternoon',
+    content,
+    excerpt:
+      'A short, practical walk through the local search signals that move a small business up the map pack.',
+    status: 'publish',
+    categories: ['Local SEO', 'Guides'],
+    author: 'Dana Writer',
+    featured_image: `${images}/cover.png`,
+    source_id: 'template-post-1',
+  };
+}
+
+async function checks(site, token, images) {
+  const results = [];
+  const check = async (name, body) => {
+    try {
+      await body();
+      results.push({ name, ok: true });
+      progress(`ok   ${name}`);
+    } catch (error) {
+      results.push({ name, ok: false, error });
+      progress(`FAIL ${name}: ${error.message}`);
+    }
+  };
+  const expect = (condition, message) => {
+    if (!condition) throw new Error(message);
+  };
+  const populate =
+    'populate[cover]=true&populate[category]=true&populate[author]=true&populate[blocks][populate]=*&status=published';
+  let id;
+
+  await check('the signed handshake answers with the capabilities', async () => {
+    const reply = await contract(site.baseUrl, 'POST', '/handshake', {});
+    expect(reply.status === 200 && reply.body.ok === true, `handshake: ${JSON.stringify(reply)}`);
+  });
+
+  const post = fullPost(images);
+  await check('a full post is published into the template Article', async () => {
+    const reply = await contract(site.baseUrl, 'POST', '/posts', post);
+    expect(reply.status === 200 && typeof reply.body.id === 'string', `publish: ${JSON.stringify(reply)}`);
+    expect(
+      reply.body.url === 'https://blog.example/articles/local-seo-in-an-afternoon',
+      `url: ${reply.body.url}`
+    );
+    id = reply.body.id;
+  });
+
+  await check('the frontend reads it back through /api/articles with every part in order', async () => {
+    const { status, body } = await rest(site.baseUrl, token, `/api/articles/${id}?${populate}`);
+    expect(status === 200, `GET /api/articles/${id}: ${status} ${JSON.stringify(body)}`);
+    const article = body.data;
+    expect(article.title === post.title, `title: ${article.title}`);
+    expect(article.description.length <= 80, `description is ${article.description.length} characters`);
+    expect(
+      post.excerpt.startsWith(article.description.replace(/…$/, '').trim()),
+      `description: ${article.description}`
+    );
+    expect(article.cover?.mime === 'image/png', `cover: ${JSON.stringify(article.cover)}`);
+    expect(
+      article.category?.name === 'Local SEO',
+      `category (the first one sent): ${JSON.stringify(article.category)}`
+    );
+    expect(article.author?.name === 'Dana Writer', `author: ${JSON.stringify(article.author)}`);
+    const components = article.blocks.map((block) => block.__component);
+    expect(components.includes('shared.media'), `no media component in ${components}`);
+    expect(components.includes('shared.quote'), `no quote component in ${components}`);
+    const media = article.blocks.find((block) => block.__component === 'shared.media');
+    expect(media.file?.alternativeText === 'A map with pins', `inline image: ${JSON.stringify(media.file)}`);
+    const quote = article.blocks.find((block) => block.__component === 'shared.quote');
+    expect(/Be where your customers look/.test(quote.body), `quote: ${JSON.stringify(quote)}`);
+    const text = article.blocks
+      .filter((block) => block.__component === 'shared.rich-text')
+      .map((block) => block.body)
+      .join('\n');
+    for (const phrase of [
+      'Why local SEO matters',
+      'Collect reviews',
+      'Answer every one',
+      'Audit',
+      'Reviews',
+      'Next steps',
+    ]) {
+      expect(text.includes(phrase), `"${phrase}" missing from the rich text: ${text}`);
+    }
+    const order = components.filter((c, i) => c !== components[i - 1]);
+    expect(
+      order.join(',') === 'shared.rich-text,shared.quote,shared.media,shared.rich-text',
+      `component order: ${components.join(', ')}`
+    );
+  });
+
+  await check('an update changes the content and keeps every field it did not send', async () => {
+    const reply = await contract(site.baseUrl, 'PUT', `/posts/${id}`, {
+      content: '<h2>Rewritten</h2><p>Shorter now.</p>',
+      source_id: post.source_id,
+    });
+    expect(reply.status === 200 && reply.body.id === id, `update: ${JSON.stringify(reply)}`);
+    const { body } = await rest(site.baseUrl, token, `/api/articles/${id}?${populate}`);
+    const article = body.data;
+    expect(article.title === post.title, `title changed: ${article.title}`);
+    expect(
+      article.category?.name === 'Local SEO' && article.cover?.mime === 'image/png',
+      'category or cover lost'
+    );
+    const text = article.blocks.map((block) => block.body ?? '').join('\n');
+    expect(text.includes('Rewritten') && !text.includes('Why local SEO matters'), `content: ${text}`);
+  });
+
+  await check('the page list shows the post with its single category, and a walk ends', async () => {
+    const reply = await contract(site.baseUrl, 'GET', '/pages?per_page=100');
+    expect(reply.status === 200 && Array.isArray(reply.body), `pages: ${JSON.stringify(reply)}`);
+    const item = reply.body.find((page) => page.id === id);
+    expect(item && item.type === 'post', `post not listed: ${JSON.stringify(reply.body)}`);
+    expect(
+      JSON.stringify(item.categories) === '["Local SEO"]',
+      `categories: ${JSON.stringify(item.categories)}`
+    );
+  });
+
+  await check('a delete removes the article', async () => {
+    const reply = await contract(site.baseUrl, 'DELETE', `/posts/${id}`);
+    expect(reply.status === 200 && reply.body.deleted === true, `delete: ${JSON.stringify(reply)}`);
+    const { status } = await rest(site.baseUrl, token, `/api/articles/${id}`);
+    expect(status === 404, `the article still answers ${status}`);
+  });
+
+  await check('an unsigned request is refused, in any spelling of the path', async () => {
+    const response = await fetch(`${site.baseUrl}${PREFIX.toUpperCase()}/pages`);
+    expect(response.status === 401, `unsigned: ${response.status}`);
+  });
+  return results;
+}
+
+/** A read-only API token, created the way an admin would in Settings > API Tokens. */
+function createApiToken(projectDir, env) {
+  const script = `
+    const { createStrapi } = require('@strapi/strapi');
+    (async () => {
+      const app = await createStrapi({ appDir: process.cwd(), distDir: require('path').join(process.cwd(), 'dist') }).load();
+      const token = await app.service('admin::api-token').create({ name: 'template-test', type: 'read-only', lifespan: null });
+      process.stdout.write('\\nPB_TEMPLATE_TOKEN=' + token.accessKey + '\\n');
+      await app.destroy();
+      process.exit(0);
+    })().catch((error) => { console.error(error); process.exit(1); });
+  `;
+  const output = run(process.execPath, ['-e', script], { cwd: projectDir, env });
+  const token = /^PB_TEMPLATE_TOKEN=(\S+)$/m.exec(output)?.[1];
+  if (!token) throw new Error(`No API token was created:\n${output}`);
+  return token;
+}
+
+async function main() {
+  const options = parseArguments(process.argv.slice(2));
+  if (!fs.existsSync(path.join(ROOT, 'dist', 'server', 'index.js')))
+    throw new Error('Build the plugin first: npm run build');
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), `pb-template-${options.strapi}-`));
+  let site;
+  let images;
+  try {
+    progress(`Strapi ${options.strapi} in ${workDir}`);
+    const packed = JSON.parse(
+      run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', workDir], { cwd: ROOT })
+    );
+    const tarball = path.join(workDir, packed[0].filename);
+    const projectDir = createProject(workDir, options.strapi, tarball);
+    configurePlugin(projectDir);
+    progress('npm install (the project, Strapi and the packed plugin)...');
+    run('npm', ['install', '--no-audit', '--no-fund'], { cwd: projectDir });
+    const env = {
+      ...process.env,
+      NODE_ENV: 'production',
+      APP_KEYS: 'templateKeyOne,templateKeyTwo',
+      API_TOKEN_SALT: 'template-api-token-salt',
+      ADMIN_JWT_SECRET: 'template-admin-jwt-secret',
+      TRANSFER_TOKEN_SALT: 'template-transfer-token-salt',
+      JWT_SECRET: 'template-jwt-secret',
+      ENCRYPTION_KEY: 'template-encryption-key-0123456789abcdef',
+      STRAPI_TELEMETRY_DISABLED: 'true',
+      STRAPI_DISABLE_UPDATE_NOTIFICATION: 'true',
+      BROWSER: 'false',
+      DATABASE_CLIENT: 'sqlite',
+      DATABASE_FILENAME: path.join(projectDir, '.tmp', 'data.db'),
+      PUBLISH_BRIDGE_API_KEY: KEY,
+    };
+    progress(options.adminBuild ? 'strapi build (server and admin panel)...' : 'tsc (server only)...');
+    if (options.adminBuild)
+      run(process.execPath, ['node_modules/@strapi/strapi/bin/strapi.js', 'build'], { cwd: projectDir, env });
+    else run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.'], { cwd: projectDir, env });
+    const token = createApiToken(projectDir, env);
+    images = await startImageServer();
+    progress('strapi start...');
+    site = await startSite(projectDir, { ...env, SERVE_ADMIN_PANEL: String(options.adminBuild) });
+    const results = await checks(site, token, images.url);
+    const failed = results.filter((result) => !result.ok);
+    if (failed.length > 0) progress(`server log (last lines):\n${site.log().slice(-4000)}`);
+    process.stdout.write(
+      `template site on Strapi ${options.strapi}: ${results.length - failed.length} passed, ${failed.length} failed\n`
+    );
+    process.exitCode = failed.length > 0 ? 1 : 0;
+  } finally {
+    if (site) await site.stop();
+    images?.server.close();
+    if (options.keep) progress(`kept ${workDir}`);
+    else fs.rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(`\n[template] ${error.stack ?? error}\n`);
+  process.stdout.write('template site: 0 passed, 1 failed\n');
+  process.exitCode = 1;
+});
