@@ -543,7 +543,7 @@ class ExactSpanDomHandler extends DomHandler {
   }
 }
 
-function parseHtml(html: string) {
+export function parseHtml(html: string) {
   const options = { decodeEntities: true, withStartIndices: true, withEndIndices: true };
   const handler = new ExactSpanDomHandler(undefined, options);
   new Parser(handler, options).end(html);
