@@ -3,7 +3,8 @@ const path = require('path');
 /**
  * Posts, blog categories and authors go into the example's own blog types, as a real site
  * would have them; tags, products and product categories use the plugin's types. Set
- * PUBLISH_BRIDGE_CONTENT_TYPES=plugin to store everything in the plugin's types instead.
+ * PUBLISH_BRIDGE_CONTENT_TYPES=plugin to store everything in the plugin's types instead, or
+ * =template to store posts in the Story type, shaped like Strapi's example-template Article.
  */
 const SITE_CONTENT_TYPES = {
   post: {
@@ -29,6 +30,24 @@ const SITE_CONTENT_TYPES = {
   },
   author: { uid: 'api::author.author', fields: { display_name: 'name', email: 'email', description: 'bio' } },
 };
+
+/** Strapi's example blog (create-strapi-app --example): the body goes into the `blocks` dynamic zone. */
+const TEMPLATE_CONTENT_TYPES = {
+  post: {
+    uid: 'api::story.story',
+    fields: {
+      title: 'title',
+      slug: 'slug',
+      excerpt: 'description',
+      featured_image: 'cover',
+      content: 'blocks',
+    },
+  },
+  blogCategory: SITE_CONTENT_TYPES.blogCategory,
+  author: SITE_CONTENT_TYPES.author,
+};
+
+const CONTENT_TYPES = { site: SITE_CONTENT_TYPES, template: TEMPLATE_CONTENT_TYPES };
 
 module.exports = ({ env }) => ({
   'users-permissions': {
@@ -58,7 +77,7 @@ module.exports = ({ env }) => ({
       },
       timezone: env('PUBLISH_BRIDGE_TIMEZONE', 'UTC'),
       bodyTimeoutMs: env.int('PUBLISH_BRIDGE_BODY_TIMEOUT_MS', 30000),
-      contentTypes: env('PUBLISH_BRIDGE_CONTENT_TYPES', 'site') === 'site' ? SITE_CONTENT_TYPES : {},
+      contentTypes: CONTENT_TYPES[env('PUBLISH_BRIDGE_CONTENT_TYPES', 'site')] ?? {},
       // Image hosts on a private network, e.g. "cdn.internal,10.0.0.0/8"; public hosts need no entry.
       media: { allowedHosts: env.array('PUBLISH_BRIDGE_MEDIA_ALLOWED_HOSTS', []).filter(Boolean) },
     },

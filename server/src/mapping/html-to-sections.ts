@@ -165,3 +165,34 @@ function innerSource(html: string, element: Element): string {
 }
 
 const isBlankText = (node: ChildNode) => isText(node) && node.data.trim() === '';
+
+/** A dynamic zone entry as the Document Service reads and writes it. */
+export type ZoneEntry = { __component: string; id?: number | string; [attribute: string]: unknown };
+
+/**
+ * The zone after an update: the new generated components, and every other component (one an
+ * editor added, such as a slider) kept where it was: after as many generated components as came
+ * before it, or at the end if it came after all of them. Kept entries carry only their id, so
+ * Strapi keeps their content untouched.
+ */
+export function mergeZone(
+  current: readonly ZoneEntry[],
+  generated: readonly ZoneEntry[],
+  isGenerated: (component: string) => boolean
+): ZoneEntry[] {
+  const generatedBefore = current.filter((entry) => isGenerated(entry.__component)).length;
+  const merged: ZoneEntry[] = [];
+  let seen = 0;
+  let placed = 0;
+  for (const entry of current) {
+    if (isGenerated(entry.__component)) {
+      seen += 1;
+      continue;
+    }
+    const position = seen === generatedBefore ? generated.length : Math.min(seen, generated.length);
+    merged.push(...generated.slice(placed, position));
+    placed = Math.max(placed, position);
+    merged.push({ __component: entry.__component, id: entry.id });
+  }
+  return [...merged, ...generated.slice(placed)];
+}

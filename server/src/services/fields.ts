@@ -7,7 +7,8 @@ import { FIELD_ROLES, NAME_FIELD } from '../mapping/catalogue';
 import { fitToLength } from '../mapping/fit';
 import { collectImageSources, htmlToBlocks, type BlocksImage } from '../mapping/html-to-blocks';
 import { htmlToMarkdown } from '../mapping/html-to-markdown';
-import type { FieldTarget, SeoPart } from '../mapping/resolve';
+import { htmlToSections, mergeZone, type Section, type ZoneEntry } from '../mapping/html-to-sections';
+import type { FieldTarget, SeoPart, ZoneComponents } from '../mapping/resolve';
 import type { Resource } from '../resources';
 import type { Transaction } from './transactions';
 
@@ -17,6 +18,13 @@ const STRING_COLUMN_MAX = 255;
 type UploadedFile = BlocksImage & { id: number };
 type MediaResult = { ok: true; file: UploadedFile } | { ok: false; reason: string };
 export type MediaMap = Map<string, MediaResult>;
+
+const isWebUrl = (src: string) => /^https?:\/\//i.test(src);
+
+const sectionOptions = (zone: ZoneComponents, importable: (src: string) => boolean) => ({
+  image: zone.image ? importable : undefined,
+  quote: zone.quote?.limits,
+});
 
 /** Contract input keyed by contract field names (the schemas' output). */
 export type ContractInput = Record<string, unknown>;
@@ -82,6 +90,44 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return undefined;
   }
 
+  function blocksValue(html: string, field: string, media: MediaMap, notes: string[]) {
+    const { blocks, fallbacks } = htmlToBlocks(html, {
+      resolveImage: (src, alt) => {
+        const result = media.get(src);
+        return result?.ok
+          ? { ...result.file, alternativeText: alt || result.file.alternativeText }
+          : undefined;
+      },
+    });
+    if (fallbacks.length > 0) {
+      notes.push(
+        `${field}: kept as HTML code blocks: ${[...new Set(fallbacks.map((fallback) => `<${fallback.tag}>`))].join(', ')}.`
+      );
+    }
+    return blocks;
+  }
+
+  /**
+   * Images of HTML going into a dynamic zone: each standalone image becomes a media component
+   * (imported with its alt text and caption); inline ones count when the text component is Blocks.
+   */
+  function zoneImageSources(resource: Resource, input: ContractInput) {
+    const wanted = new Map<string, { alt?: string; caption?: string }>();
+    if (!config().media.importInlineImages) return wanted;
+    for (const [field, { zone }] of Object.entries(resource.fields)) {
+      const html = input[field];
+      if (!zone || typeof html !== 'string') continue;
+      for (const section of htmlToSections(html, sectionOptions(zone, isWebUrl))) {
+        if (section.type === 'image')
+          wanted.set(section.src, { alt: section.alt || undefined, caption: section.caption });
+        if (section.type === 'text' && zone.text.attributeType === 'blocks') {
+          for (const src of collectImageSources(section.html)) if (isWebUrl(src)) wanted.set(src, {});
+        }
+      }
+    }
+    return wanted;
+  }
+
   return {
     /**
      * Downloads every image the input refers to into the Media Library. Runs before the
@@ -103,6 +149,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           for (const src of collectImageSources(value)) if (/^https?:\/\//i.test(src)) wanted.set(src, {});
         }
       }
+      for (const [url, options] of zoneImageSources(resource, input)) wanted.set(url, options);
       const media: MediaMap = new Map();
       await Promise.all(
         [...wanted].map(async ([url, options]) => {
@@ -133,23 +180,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
                 ? checkedText(field, this.asStoredText(resource, field, target, value), target.attributeType) || null
                 : value;
             break;
-          case 'blocks': {
-            const { blocks, fallbacks } = htmlToBlocks(value as string, {
-              resolveImage: (src, alt) => {
-                const result = media.get(src);
-                return result?.ok
-                  ? { ...result.file, alternativeText: alt || result.file.alternativeText }
-                  : undefined;
-              },
-            });
-            data[attribute] = blocks;
-            if (fallbacks.length > 0) {
-              notes.push(
-                `${field}: kept as HTML code blocks: ${[...new Set(fallbacks.map((fallback) => `<${fallback.tag}>`))].join(', ')}.`
-              );
-            }
+          case 'blocks':
+            data[attribute] = blocksValue(value as string, field, media, notes);
             break;
-          }
+          case 'dynamicZone':
+            data[attribute] = this.zoneValue(resource, field, target, value as string, media, notes, current);
+            break;
           case 'datetime':
             data[attribute] = publishDateToIso(value as string, config().timezone);
             break;
@@ -202,6 +238,50 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         }
       }
       return { data, notes };
+    },
+
+    /**
+     * HTML as the zone's components, in order. On update the components the plugin generates
+     * (those of the zone's text, image and quote types) are replaced, and the others stay in place.
+     */
+    zoneValue(
+      resource: Resource,
+      field: string,
+      target: FieldTarget,
+      html: string,
+      media: MediaMap,
+      notes: string[],
+      current?: Record<string, unknown> | null
+    ): ZoneEntry[] {
+      const { text, image, quote } = target.zone!;
+      const imported = (src: string) => {
+        const result = media.get(src);
+        if (result && !result.ok)
+          notes.push(
+            `${field}: the image ${src} was not imported (${result.reason}); it stays as HTML in the text.`
+          );
+        return result?.ok === true;
+      };
+      const textTarget = { ...target, attributeType: text.attributeType, customField: text.customField };
+      const component = (section: Section): ZoneEntry => {
+        if (section.type === 'image' && image) {
+          return { __component: image.uid, [image.attribute]: mediaId(media, section.src, field, notes) };
+        }
+        if (section.type === 'quote' && quote) {
+          const title = quote.title && section.title ? { [quote.title]: section.title } : {};
+          return { __component: quote.uid, [quote.body]: section.body, ...title };
+        }
+        const source = section.type === 'text' ? section.html : '';
+        const value =
+          text.attributeType === 'blocks'
+            ? blocksValue(source, field, media, notes)
+            : this.asStoredText(resource, field, textTarget, source);
+        return { __component: text.uid, [text.attribute]: value };
+      };
+      const generated = htmlToSections(html, sectionOptions(target.zone!, imported)).map(component);
+      const stored = (current?.[target.attribute] ?? []) as ZoneEntry[];
+      const types = new Set([text.uid, image?.uid, quote?.uid]);
+      return mergeZone(stored, generated, (uid) => types.has(uid));
     },
 
     /** HTML goes into a plain `richtext` attribute as Markdown when the site asks for it. */
