@@ -1,7 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Parser } from 'htmlparser2';
-import { htmlToSections, type Section, type SectionOptions } from '../../server/src/mapping/html-to-sections';
+import {
+  htmlToSections,
+  mergeZone,
+  type Section,
+  type SectionOptions,
+} from '../../server/src/mapping/html-to-sections';
 
 const FIXTURES = path.resolve(__dirname, '..', 'fixtures', 'html');
 const WEB_IMAGES: SectionOptions = { image: (src) => /^https?:\/\//.test(src), quote: {} };
@@ -156,5 +161,49 @@ describe('htmlToSections', () => {
       '<h2>Only</h2><p>text, <!-- a comment --> and <em>marks</em></p><pre><code>x  y</code></pre>';
     expect(htmlToSections(html, WEB_IMAGES)).toEqual([{ type: 'text', html }]);
     expect(htmlToSections('  \n ', WEB_IMAGES)).toEqual([]);
+  });
+});
+
+describe('mergeZone', () => {
+  const generatedTypes = new Set(['shared.rich-text', 'shared.media']);
+  const isGenerated = (uid: string) => generatedTypes.has(uid);
+  const text = (body: string) => ({ __component: 'shared.rich-text', body });
+  const stored = (id: number, component: string) => ({ __component: component, id, body: 'old' });
+
+  test('editor components keep their place among the generated ones and carry only their id', () => {
+    const current = [
+      stored(1, 'shared.cta'),
+      stored(2, 'shared.rich-text'),
+      stored(3, 'shared.media'),
+      stored(4, 'shared.slider'),
+      stored(5, 'shared.rich-text'),
+      stored(6, 'shared.banner'),
+    ];
+    expect(mergeZone(current, [text('a'), text('b'), text('c'), text('d')], isGenerated)).toEqual([
+      { __component: 'shared.cta', id: 1 },
+      text('a'),
+      text('b'),
+      { __component: 'shared.slider', id: 4 },
+      text('c'),
+      text('d'),
+      { __component: 'shared.banner', id: 6 },
+    ]);
+  });
+
+  test('with fewer generated components than before, editor components keep their order after them', () => {
+    const current = [
+      stored(1, 'shared.rich-text'),
+      stored(2, 'shared.rich-text'),
+      stored(3, 'shared.slider'),
+      stored(4, 'shared.rich-text'),
+    ];
+    expect(mergeZone(current, [text('only')], isGenerated)).toEqual([
+      text('only'),
+      { __component: 'shared.slider', id: 3 },
+    ]);
+  });
+
+  test('an empty zone takes the generated components as they are', () => {
+    expect(mergeZone([], [text('a')], isGenerated)).toEqual([text('a')]);
   });
 });
