@@ -55,6 +55,7 @@ const FORMATTING_TAGS = new Set([
   'cite',
 ]);
 const QUOTE_TAGS = new Set([...FORMATTING_TAGS, 'p', 'footer']);
+/** Dashes and spaces at either end, such as the "— " that introduces an attribution. */
 const DASHES = /^[\s\u2014\u2013\u2015-]+|[\s\u2014\u2013\u2015-]+$/g;
 
 export function htmlToSections(html: string, options: SectionOptions = {}): Section[] {
