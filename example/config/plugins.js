@@ -3,8 +3,8 @@ const path = require('path');
 /**
  * Posts, blog categories and authors go into the example's own blog types, as a real site
  * would have them; tags, products and product categories use the plugin's types. Set
- * PUBLISH_BRIDGE_CONTENT_TYPES=plugin to store everything in the plugin's types instead
- * (any value other than 'site' or 'template' does the same).
+ * PUBLISH_BRIDGE_CONTENT_TYPES=plugin to store everything in the plugin's types instead, or
+ * =template to store posts in the Story type, shaped like Strapi's example-template Article.
  */
 const SITE_CONTENT_TYPES = {
   post: {
@@ -34,7 +34,8 @@ const SITE_CONTENT_TYPES = {
 /**
  * PUBLISH_BRIDGE_CONTENT_TYPES=template: posts go into the Story, the Article of Strapi's own
  * example blog (create-strapi-app --example): one category, one author, an 80-character
- * description. Categories and authors stay where 'site' puts them.
+ * description, the body in the `blocks` dynamic zone. Categories and authors stay where 'site'
+ * puts them.
  */
 const TEMPLATE_CONTENT_TYPES = {
   ...SITE_CONTENT_TYPES,
@@ -47,6 +48,7 @@ const TEMPLATE_CONTENT_TYPES = {
       featured_image: 'cover',
       author: 'author',
       categories: 'category',
+      content: 'blocks',
     },
   },
 };

@@ -2,7 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_MAPPING } from '../../server/src/mapping/catalogue';
 import { fitNames, fitText, fitToLength, maxLengthOf } from '../../server/src/mapping/fit';
-import { resolveMapping, type MappingConfig, type SchemaLookup } from '../../server/src/mapping/resolve';
+import config from '../../server/src/config';
+import {
+  describeZone,
+  resolveMapping,
+  type MappingConfig,
+  type SchemaLookup,
+} from '../../server/src/mapping/resolve';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const readJson = (file: string) => JSON.parse(fs.readFileSync(path.join(ROOT, file), 'utf8'));
@@ -25,27 +31,50 @@ const schemaOf: SchemaLookup = (uid) => {
   const schema = readJson(SCHEMAS[uid]);
   return { attributes: schema.attributes, draftAndPublish: schema.options?.draftAndPublish === true };
 };
-const componentOf: SchemaLookup = (uid) =>
-  uid === 'shared.seo' ? { attributes: readJson('example/src/components/shared/seo.json').attributes, draftAndPublish: false } : undefined;
+/** The example's shared components (seo, and the example template's rich-text, media, quote, slider). */
+const componentOf: SchemaLookup = (uid) => {
+  const file = path.join('example/src/components', ...uid.split('.')) + '.json';
+  return fs.existsSync(path.join(ROOT, file))
+    ? { attributes: readJson(file).attributes, draftAndPublish: false }
+    : undefined;
+};
 
 /** The example site's own config, read with Strapi's env helper defaults. */
 const defaults = <T>(_name: string, fallback?: T) => fallback;
 const env = Object.assign(defaults, { array: defaults, int: defaults, bool: defaults, json: defaults });
 const exampleMapping = (variant: string): MappingConfig => {
-  const variantEnv = Object.assign((name: string, fallback?: unknown) => (name === 'PUBLISH_BRIDGE_CONTENT_TYPES' ? variant : fallback), env);
-  return require('../../example/config/plugins.js')({ env: variantEnv })['publish-bridge'].config.contentTypes;
+  const variantEnv = Object.assign(
+    (name: string, fallback?: unknown) => (name === 'PUBLISH_BRIDGE_CONTENT_TYPES' ? variant : fallback),
+    env
+  );
+  return require('../../example/config/plugins.js')({ env: variantEnv })['publish-bridge'].config
+    .contentTypes;
 };
 const SITE = exampleMapping('site');
+const TEMPLATE = exampleMapping('template');
 
 describe('resolveMapping', () => {
   test('the plugin types resolve with no problem and every contract field stored', () => {
     const { problems, resources } = resolveMapping({}, schemaOf, componentOf);
     expect(problems).toEqual([]);
     for (const resource of Object.values(resources)) expect(resource.unmapped).toEqual([]);
-    expect(resources.post).toMatchObject({ uid: DEFAULT_MAPPING.post.uid, draftAndPublish: true, nameField: 'title', slugField: 'slug' });
+    expect(resources.post).toMatchObject({
+      uid: DEFAULT_MAPPING.post.uid,
+      draftAndPublish: true,
+      nameField: 'title',
+      slugField: 'slug',
+    });
     expect(resources.post.fields.seo.adapter).toBe('seoFields');
-    expect(resources.post.fields.categories).toMatchObject({ adapter: 'relation', targetKind: 'blogCategory', multiple: true });
-    expect(resources.post.fields.author).toMatchObject({ adapter: 'relation', targetKind: 'author', multiple: false });
+    expect(resources.post.fields.categories).toMatchObject({
+      adapter: 'relation',
+      targetKind: 'blogCategory',
+      multiple: true,
+    });
+    expect(resources.post.fields.author).toMatchObject({
+      adapter: 'relation',
+      targetKind: 'author',
+      multiple: false,
+    });
     expect(resources.post.fields.featured_image.adapter).toBe('text');
   });
 
@@ -59,8 +88,20 @@ describe('resolveMapping', () => {
     expect(post.fields.featured_image).toMatchObject({ adapter: 'media', multiple: false });
     expect(post.fields.seo.adapter).toBe('seoComponent');
     expect(post.fields.seo.seo).toEqual({
-      title: { attribute: 'metaTitle', adapter: 'text', attributeType: 'string', limits: { max: 60 }, required: true },
-      description: { attribute: 'metaDescription', adapter: 'text', attributeType: 'string', limits: { min: 50, max: 160 }, required: true },
+      title: {
+        attribute: 'metaTitle',
+        adapter: 'text',
+        attributeType: 'string',
+        limits: { max: 60 },
+        required: true,
+      },
+      description: {
+        attribute: 'metaDescription',
+        adapter: 'text',
+        attributeType: 'string',
+        limits: { min: 50, max: 160 },
+        required: true,
+      },
       keywords: { attribute: 'keywords', adapter: 'names', attributeType: 'text', limits: {} },
     });
     expect(post.fields.reading_time).toMatchObject({ adapter: 'text', attribute: 'readingTime' });
@@ -199,13 +240,124 @@ describe('fitNames', () => {
   });
 });
 
+describe("content in a dynamic zone (the example template's Article)", () => {
+  const storyWith = (content: unknown): MappingConfig => ({
+    ...TEMPLATE,
+    post: { uid: 'api::story.story', fields: { title: 'title', content: content as string } },
+  });
+  const TEMPLATE_ZONE = {
+    text: { uid: 'shared.rich-text', attribute: 'body', attributeType: 'richtext' },
+    image: { uid: 'shared.media', attribute: 'file' },
+    quote: { uid: 'shared.quote', body: 'body', title: 'title', limits: { maxTitle: 255 } },
+  };
+
+  test("content: 'blocks' picks the rich-text, media and quote components the zone allows", () => {
+    const { problems, resources } = resolveMapping(TEMPLATE, schemaOf, componentOf);
+    expect(problems).toEqual([]);
+    expect(resources.post.fields.content).toMatchObject({
+      adapter: 'dynamicZone',
+      attribute: 'blocks',
+      zone: TEMPLATE_ZONE,
+    });
+    expect(describeZone('blocks', resources.post.fields.content.zone!)).toBe(
+      'dynamic zone "blocks": text in shared.rich-text.body, images in shared.media.file, quotes in shared.quote (body, title)'
+    );
+  });
+
+  test('the explicit form names the components, and false leaves quotes or images in the text', () => {
+    const explicit = {
+      attribute: 'blocks',
+      components: { text: 'shared.rich-text', image: 'shared.media', quote: false },
+    };
+    const { problems, resources } = resolveMapping(storyWith(explicit), schemaOf, componentOf);
+    expect(problems).toEqual([]);
+    expect(resources.post.fields.content.zone).toEqual({
+      text: TEMPLATE_ZONE.text,
+      image: TEMPLATE_ZONE.image,
+    });
+    expect(describeZone('blocks', resources.post.fields.content.zone!)).toMatch(
+      /quotes stay in the text \(no quote component\)$/
+    );
+  });
+
+  test('a named component outside the zone, or of the wrong shape, stops the boot naming the option', () => {
+    const { problems } = resolveMapping(
+      storyWith({
+        attribute: 'blocks',
+        components: { text: 'shared.seo', image: 'shared.slider', quote: 'shared.media' },
+      }),
+      schemaOf,
+      componentOf
+    );
+    expect(problems).toEqual([
+      'contentTypes.post.fields.content.components.text: "shared.seo" is not a component of dynamic zone "blocks" (it allows: shared.media, shared.quote, shared.rich-text, shared.slider).',
+      'contentTypes.post.fields.content.components.image: component shared.slider cannot hold images: it needs exactly one single (not multiple) media attribute.',
+      'contentTypes.post.fields.content.components.quote: component shared.media cannot hold quotes: it needs a text attribute "body" (and optionally a string "title").',
+    ]);
+  });
+
+  test('a zone without a text component, and the zone form on another attribute, are refused', () => {
+    const onlyMedia: SchemaLookup = (uid) => {
+      const schema = schemaOf(uid);
+      if (uid !== 'api::story.story' || !schema) return schema;
+      return {
+        ...schema,
+        attributes: {
+          ...schema.attributes,
+          blocks: { type: 'dynamiczone', components: ['shared.media', 'shared.slider'] },
+        },
+      };
+    };
+    expect(resolveMapping(storyWith('blocks'), onlyMedia, componentOf).problems).toEqual([
+      'contentTypes.post.fields.content: dynamic zone "blocks" has no component that can hold text (one with exactly one richtext or blocks attribute, such as shared.rich-text); add one to the zone or map this field elsewhere.',
+    ]);
+    expect(resolveMapping(storyWith({ attribute: 'description' }), schemaOf, componentOf).problems).toEqual([
+      'contentTypes.post.fields.content: the { attribute, components } form is for dynamic zones; "description" of api::story.story is of type "text", so map it as "description".',
+    ]);
+    expect(resolveMapping(storyWith('blocks'), schemaOf, componentOf).problems).toEqual([]);
+  });
+
+  test('a component with a required attribute the plugin cannot fill is not chosen', () => {
+    const requiredCaption: SchemaLookup = (uid) => {
+      const schema = componentOf(uid);
+      if (uid !== 'shared.media' || !schema) return schema;
+      return { ...schema, attributes: { ...schema.attributes, credit: { type: 'string', required: true } } };
+    };
+    const { problems, resources } = resolveMapping(storyWith('blocks'), schemaOf, requiredCaption);
+    expect(problems).toEqual([]);
+    expect(resources.post.fields.content.zone?.image).toBeUndefined();
+  });
+
+  test('the plugin config accepts the zone form next to the seo form, and names a bad one', () => {
+    const withPost = (fields: Record<string, unknown>) => ({
+      ...config.default,
+      contentTypes: { post: { uid: 'api::story.story', fields } },
+    });
+    expect(() =>
+      config.validator(
+        withPost({
+          content: { attribute: 'blocks', components: { text: 'shared.rich-text', quote: false } },
+          seo: { title: 'metaTitle' },
+        })
+      )
+    ).not.toThrow();
+    expect(() =>
+      config.validator(withPost({ content: { attribute: 'blocks', components: { txt: 'x' } } }))
+    ).toThrow(
+      'contentTypes.post.fields.content: must be an attribute name, an seo object { title, description, keywords }, or a dynamic zone object { attribute, components: { text, image, quote } }'
+    );
+  });
+});
+
 describe('fitToLength', () => {
   test('keeps text that fits', () => {
     expect(fitToLength('Short title', 60)).toBe('Short title');
   });
 
   test('cuts at the last word boundary and drops trailing punctuation', () => {
-    expect(fitToLength('How to grind coffee at home, for espresso and pour-over', 30)).toBe('How to grind coffee at home');
+    expect(fitToLength('How to grind coffee at home, for espresso and pour-over', 30)).toBe(
+      'How to grind coffee at home'
+    );
     expect(fitToLength('one two three', 9)).toBe('one two');
   });
 

@@ -6,16 +6,35 @@ import { RESOURCE_KINDS } from '../mapping/catalogue';
 
 const MEGABYTE = 1024 * 1024;
 
-const fieldMapping = z.union([
-  z.string().min(1),
-  z
-    .object({
-      title: z.string().optional(),
-      description: z.string().optional(),
-      keywords: z.string().optional(),
-    })
-    .strict(),
-]);
+const seoMapping = z
+  .object({
+    title: z.string().optional(),
+    description: z.string().optional(),
+    keywords: z.string().optional(),
+  })
+  .strict();
+
+/** A component uid of the zone, or `false` for none (that part of the HTML stays in the text). */
+const componentChoice = z.union([z.string().min(1), z.literal(false)]);
+
+const zoneMapping = z
+  .object({
+    attribute: z.string().min(1),
+    components: z
+      .object({
+        text: z.string().min(1).optional(),
+        image: componentChoice.optional(),
+        quote: componentChoice.optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+const fieldMapping = z.union([z.string().min(1), seoMapping, zoneMapping], {
+  error:
+    'must be an attribute name, an seo object { title, description, keywords }, or a dynamic zone object { attribute, components: { text, image, quote } }',
+});
 
 const contentTypeMapping = z
   .object({ uid: z.string().min(1), fields: z.record(z.string(), fieldMapping) })

@@ -25,7 +25,8 @@ export type Adapter =
   | 'media'
   | 'json'
   | 'seoComponent'
-  | 'seoFields';
+  | 'seoFields'
+  | 'dynamicZone';
 
 /** A contract field's role, which decides the adapters it accepts. */
 type FieldRole = 'text' | 'html' | 'date' | 'names' | 'name' | 'image' | 'images' | 'seo' | 'parent';
@@ -112,6 +113,7 @@ export function adapterFor(role: FieldRole, attributeType: string): Adapter | un
     case 'text':
       return isText ? 'text' : attributeType === 'blocks' ? 'blocks' : undefined;
     case 'html':
+      if (attributeType === 'dynamiczone') return 'dynamicZone';
       return isText ? 'text' : attributeType === 'blocks' ? 'blocks' : undefined;
     case 'date':
       if (attributeType === 'datetime' || attributeType === 'date') return attributeType;
@@ -135,7 +137,13 @@ export function adapterFor(role: FieldRole, attributeType: string): Adapter | un
   }
 }
 
-export type FieldMapping = string | { title?: string; description?: string; keywords?: string };
+export type SeoMapping = { title?: string; description?: string; keywords?: string };
+/** HTML into a dynamic zone; a component left out is chosen from the zone, `false` means none. */
+export type ZoneMapping = {
+  attribute: string;
+  components?: { text?: string; image?: string | false; quote?: string | false };
+};
+export type FieldMapping = string | SeoMapping | ZoneMapping;
 
 /** The plugin's own content types, used for every resource a site does not map. */
 export const DEFAULT_MAPPING: Record<ResourceKind, { uid: string; fields: Record<string, FieldMapping> }> = {

@@ -573,7 +573,7 @@ class ExactSpanDomHandler extends DomHandler {
   }
 }
 
-function parseHtml(html: string) {
+export function parseHtml(html: string) {
   const options = { decodeEntities: true, withStartIndices: true, withEndIndices: true };
   const handler = new ExactSpanDomHandler(undefined, options);
   linearParser(handler, options).end(html);

@@ -8,7 +8,10 @@ import {
   type Adapter,
   type FieldMapping,
   type ResourceKind,
+  type SeoMapping,
+  type ZoneMapping,
 } from './catalogue';
+import type { QuoteLimits } from './html-to-sections';
 
 /** The slice of a Strapi schema the mapping needs. */
 export type AttributeSchema = {
@@ -22,6 +25,8 @@ export type AttributeSchema = {
   relation?: string;
   customField?: string;
   required?: boolean;
+  /** A dynamic zone's allowed components. */
+  components?: string[];
 };
 export type SchemaLookup = (
   uid: string
@@ -50,6 +55,15 @@ export type FieldTarget = {
   targetKind?: ResourceKind;
   /** For `seoComponent` and `seoFields`: where each part of the contract's seo object goes. */
   seo?: SeoParts;
+  /** For `dynamicZone`: the components the HTML's sections are written as. */
+  zone?: ZoneComponents;
+};
+
+/** The zone's components the plugin writes; components of any other type belong to editors. */
+export type ZoneComponents = {
+  text: { uid: string; attribute: string; attributeType: string; customField?: string };
+  image?: { uid: string; attribute: string };
+  quote?: { uid: string; body: string; title?: string; limits: QuoteLimits };
 };
 
 export type ResolvedResource = {
@@ -122,28 +136,36 @@ export function resolveMapping(
         );
         continue;
       }
-      if (typeof mapping === 'object') {
-        const seo = resolveSeoFields(mapping, schema.attributes, uid, at, problems);
+      const zoneMapping = typeof mapping === 'object' && 'attribute' in mapping ? mapping : undefined;
+      if (typeof mapping === 'object' && !zoneMapping) {
+        const seo = resolveSeoFields(mapping as SeoMapping, schema.attributes, uid, at, problems);
         if (seo) resolved.fields[field] = { adapter: 'seoFields', attribute: '', limits: {}, seo };
         continue;
       }
-      const attribute = schema.attributes[mapping];
+      const attributeName = zoneMapping ? zoneMapping.attribute : (mapping as string);
+      const attribute = schema.attributes[attributeName];
       if (!attribute) {
         problems.push(
-          `${at}: ${uid} has no attribute "${mapping}" (its attributes: ${Object.keys(schema.attributes).join(', ')}).`
+          `${at}: ${uid} has no attribute "${attributeName}" (its attributes: ${Object.keys(schema.attributes).join(', ')}).`
+        );
+        continue;
+      }
+      if (zoneMapping && attribute.type !== 'dynamiczone') {
+        problems.push(
+          `${at}: the { attribute, components } form is for dynamic zones; "${attributeName}" of ${uid} is of type "${attribute.type}", so map it as "${attributeName}".`
         );
         continue;
       }
       const adapter = adapterFor(role, attribute.type);
       if (!adapter) {
         problems.push(
-          `${at}: attribute "${mapping}" of ${uid} is of type "${attribute.type}", which cannot hold ${field}.`
+          `${at}: attribute "${attributeName}" of ${uid} is of type "${attribute.type}", which cannot hold ${field}.`
         );
         continue;
       }
       const target: FieldTarget = {
         adapter,
-        attribute: mapping,
+        attribute: attributeName,
         attributeType: attribute.type,
         customField: attribute.customField,
         limits: limitsOf(attribute),
@@ -154,7 +176,7 @@ export function resolveMapping(
         const expectedUid = targetKind ? chosen[targetKind].uid : undefined;
         if (!targetKind || attribute.target !== expectedUid) {
           problems.push(
-            `${at}: relation "${mapping}" points to ${attribute.target}, but ${targetKind ?? field} is stored in ${expectedUid ?? 'nothing'}; map contentTypes.${targetKind} to ${attribute.target} or choose another attribute.`
+            `${at}: relation "${attributeName}" points to ${attribute.target}, but ${targetKind ?? field} is stored in ${expectedUid ?? 'nothing'}; map contentTypes.${targetKind} to ${attribute.target} or choose another attribute.`
           );
           continue;
         }
@@ -165,6 +187,18 @@ export function resolveMapping(
         const seo = resolveSeoComponent(attribute, componentOf, at, problems);
         if (!seo) continue;
         target.seo = seo;
+      }
+      if (adapter === 'dynamicZone') {
+        const zone = resolveZone(
+          attributeName,
+          attribute,
+          zoneMapping?.components ?? {},
+          componentOf,
+          at,
+          problems
+        );
+        if (!zone) continue;
+        target.zone = zone;
       }
       resolved.fields[field] = target;
     }
@@ -186,7 +220,7 @@ export function resolveMapping(
 }
 
 function resolveSeoFields(
-  mapping: Exclude<FieldMapping, string>,
+  mapping: SeoMapping,
   attributes: Record<string, AttributeSchema>,
   uid: string,
   at: string,
@@ -243,4 +277,127 @@ function resolveSeoComponent(
     return undefined;
   }
   return parts;
+}
+
+/** Varchar(255) on every database Strapi supports. */
+const STRING_MAX = 255;
+
+type ComponentSchema = { attributes: Record<string, AttributeSchema> };
+/** A component's shape for one role, or why it does not fit. */
+type Shape<T> = { ok: true; value: T } | { ok: false; reason: string };
+type ZoneRole = keyof ZoneComponents;
+
+const ZONE_ROLE_NEEDS: Record<ZoneRole, string> = {
+  text: 'exactly one richtext or blocks attribute',
+  image: 'exactly one single (not multiple) media attribute',
+  quote: 'a text attribute "body" (and optionally a string "title")',
+};
+
+/** Attributes besides those the plugin fills must not be required: it could not save the component. */
+function requiredOthers(component: ComponentSchema, filled: string[]): Shape<never> | undefined {
+  const required = Object.entries(component.attributes).find(
+    ([name, attribute]) => attribute.required && !filled.includes(name)
+  );
+  return (
+    required && { ok: false, reason: `its attribute "${required[0]}" is required and has no contract value` }
+  );
+}
+
+function only(component: ComponentSchema, matches: (attribute: AttributeSchema) => boolean) {
+  const found = Object.entries(component.attributes).filter(([, attribute]) => matches(attribute));
+  return found.length === 1 ? found[0] : undefined;
+}
+
+const ZONE_SHAPES: {
+  [Role in ZoneRole]: (uid: string, component: ComponentSchema) => Shape<ZoneComponents[Role] & {}>;
+} = {
+  text(uid, component) {
+    const body = only(component, (attribute) => ['richtext', 'blocks'].includes(attribute.type));
+    if (!body) return { ok: false, reason: `it needs ${ZONE_ROLE_NEEDS.text}` };
+    const [attribute, { type, customField }] = body;
+    return (
+      requiredOthers(component, [attribute]) ?? {
+        ok: true,
+        value: { uid, attribute, attributeType: type, customField },
+      }
+    );
+  },
+  image(uid, component) {
+    const file = only(component, (attribute) => attribute.type === 'media');
+    if (!file || file[1].multiple) return { ok: false, reason: `it needs ${ZONE_ROLE_NEEDS.image}` };
+    return requiredOthers(component, [file[0]]) ?? { ok: true, value: { uid, attribute: file[0] } };
+  },
+  quote(uid, component) {
+    const { body, title } = component.attributes;
+    const isText = (attribute?: AttributeSchema) => ['text', 'string'].includes(attribute?.type ?? '');
+    if (!isText(body)) return { ok: false, reason: `it needs ${ZONE_ROLE_NEEDS.quote}` };
+    const withTitle = isText(title);
+    const limit = (attribute: AttributeSchema) =>
+      attribute.maxLength ?? (attribute.type === 'string' ? STRING_MAX : undefined);
+    const value = {
+      uid,
+      body: 'body',
+      ...(withTitle ? { title: 'title' } : {}),
+      limits: { maxBody: limit(body), ...(withTitle ? { maxTitle: limit(title) } : {}) },
+    };
+    return requiredOthers(component, withTitle ? ['body', 'title'] : ['body']) ?? { ok: true, value };
+  },
+};
+
+/**
+ * The zone's components for text, images and quotes: those the mapping names, checked, else the
+ * first of the zone's components with the right shape (for quotes, only one called `quote`).
+ */
+function resolveZone(
+  attributeName: string,
+  attribute: AttributeSchema,
+  chosen: NonNullable<ZoneMapping['components']>,
+  componentOf: SchemaLookup,
+  at: string,
+  problems: string[]
+): ZoneComponents | undefined {
+  const allowed = attribute.components ?? [];
+  const pick = <Role extends ZoneRole>(role: Role): ZoneComponents[Role] | undefined | null => {
+    const named = chosen[role];
+    if (named === false) return undefined;
+    if (named === undefined) {
+      const candidates =
+        role === 'quote' ? allowed.filter((uid) => uid.split('.').pop() === 'quote') : allowed;
+      for (const uid of candidates) {
+        const shape = ZONE_SHAPES[role](uid, componentOf(uid) ?? { attributes: {} });
+        if (shape.ok) return shape.value;
+      }
+      return undefined;
+    }
+    const component = allowed.includes(named) ? componentOf(named) : undefined;
+    if (!component) {
+      problems.push(
+        `${at}.components.${role}: "${named}" is not a component of dynamic zone "${attributeName}" (it allows: ${allowed.join(', ') || 'none'}).`
+      );
+      return null;
+    }
+    const shape = ZONE_SHAPES[role](named, component);
+    if (shape.ok) return shape.value;
+    problems.push(`${at}.components.${role}: component ${named} cannot hold ${role}s: ${shape.reason}.`);
+    return null;
+  };
+  const [text, image, quote] = [pick('text'), pick('image'), pick('quote')];
+  if (text === undefined) {
+    problems.push(
+      `${at}: dynamic zone "${attributeName}" has no component that can hold text (one with ${ZONE_ROLE_NEEDS.text}, such as shared.rich-text); add one to the zone or map this field elsewhere.`
+    );
+  }
+  if (!text || image === null || quote === null) return undefined;
+  return { text, ...(image ? { image } : {}), ...(quote ? { quote } : {}) };
+}
+
+/** What the boot log says about a dynamic zone: which component holds what. */
+export function describeZone(attribute: string, { text, image, quote }: ZoneComponents): string {
+  const images = image
+    ? `images in ${image.uid}.${image.attribute}`
+    : 'images stay in the text (no single-media component)';
+  const quotes = quote
+    ? `quotes in ${quote.uid} (${[quote.body, quote.title].filter(Boolean).join(', ')})`
+    : 'quotes stay in the text (no quote component)';
+  return `dynamic zone "${attribute}": text in ${text.uid}.${text.attribute}, ${images}, ${quotes}`;
 }

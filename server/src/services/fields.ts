@@ -13,9 +13,11 @@ import {
   type BlocksImage,
 } from '../mapping/html-to-blocks';
 import { htmlToMarkdown } from '../mapping/html-to-markdown';
-import type { FieldTarget, SeoPart } from '../mapping/resolve';
+import { htmlToSections, mergeZone, type Section, type ZoneEntry } from '../mapping/html-to-sections';
+import type { FieldTarget, SeoPart, ZoneComponents } from '../mapping/resolve';
 import type { Resource } from '../resources';
 import { displayUrl } from '../utils/display-url';
+import type { ImportOptions } from './media';
 import type { NamedKind } from './taxonomy';
 import type { Transaction } from './transactions';
 
@@ -34,6 +36,12 @@ async function forEachLimited<T>(items: T[], limit: number, work: (item: T) => P
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
+const isWebUrl = (src: string) => /^https?:\/\//i.test(src);
+
+const sectionOptions = (zone: ZoneComponents, importable: (src: string) => boolean) => ({
+  image: zone.image ? importable : undefined,
+  quote: zone.quote?.limits,
+});
 
 /** Contract input keyed by contract field names (the schemas' output). */
 export type ContractInput = Record<string, unknown>;
@@ -181,8 +189,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   /** The image URLs `input` refers to: its media fields' (with their alt text), then those in its HTML. */
   function wantedImages(resource: Resource, input: ContractInput) {
-    const named = new Map<string, { alt?: string }>();
-    const inline = new Set<string>();
+    const named = new Map<string, ImportOptions>();
+    const inline = new Map<string, ImportOptions>();
     const name = input[NAME_FIELD[resource.kind]];
     const alt = typeof name === 'string' ? name : undefined;
     for (const [field, target] of Object.entries(resource.fields)) {
@@ -194,10 +202,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           named.set(image.url, { alt: image.alt ?? alt });
       }
       if (target.adapter === 'blocks' && typeof value === 'string' && config().media.importInlineImages) {
-        for (const src of collectImageSources(value)) if (/^https?:\/\//i.test(src)) inline.add(src);
+        for (const src of collectImageSources(value)) if (isWebUrl(src)) inline.set(src, {});
       }
     }
-    return { named, inline: [...inline].filter((src) => !named.has(src)) };
+    for (const [url, options] of zoneImageSources(resource, input)) inline.set(url, options);
+    return { named, inline: [...inline].filter(([src]) => !named.has(src)) };
   }
 
   /** Files this request uploaded, taken back after its write failed; reused files stay. */
@@ -300,6 +309,27 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return [documentId];
   }
 
+  /**
+   * Images of HTML going into a dynamic zone: each standalone image becomes a media component
+   * (imported with its alt text and caption); inline ones count when the text component is Blocks.
+   */
+  function zoneImageSources(resource: Resource, input: ContractInput) {
+    const wanted = new Map<string, { alt?: string; caption?: string }>();
+    if (!config().media.importInlineImages) return wanted;
+    for (const [field, { zone }] of Object.entries(resource.fields)) {
+      const html = input[field];
+      if (!zone || typeof html !== 'string') continue;
+      for (const section of htmlToSections(html, sectionOptions(zone, isWebUrl))) {
+        if (section.type === 'image')
+          wanted.set(section.src, { alt: section.alt || undefined, caption: section.caption });
+        if (section.type === 'text' && zone.text.attributeType === 'blocks') {
+          for (const src of collectImageSources(section.html)) if (isWebUrl(src)) wanted.set(src, {});
+        }
+      }
+    }
+    return wanted;
+  }
+
   return {
     /**
      * Downloads every image the input refers to into the Media Library, a few at a time. Runs
@@ -310,10 +340,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const { maxInlineImages, concurrentDownloads } = config().media;
       const { named, inline } = wantedImages(resource, input);
       const media: MediaMap = new Map();
-      for (const src of inline.slice(maxInlineImages)) {
+      for (const [src] of inline.slice(maxInlineImages)) {
         media.set(src, { ok: false, reason: 'over media.maxInlineImages', overLimit: true });
       }
-      const wanted = [...named, ...inline.slice(0, maxInlineImages).map((src) => [src, {}] as const)];
+      const wanted = [...named, ...inline.slice(0, maxInlineImages)];
       await forEachLimited(wanted, concurrentDownloads, async ([url, options]) => {
         media.set(url, await plugin().service('media').importImage(url, options));
       });
@@ -371,6 +401,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           case 'blocks':
             data[attribute] = blocksValue(field, value as string, media, notes);
             break;
+          case 'dynamicZone':
+            data[attribute] = this.zoneValue(resource, field, target, value as string, media, notes, current);
+            break;
           case 'datetime':
             data[attribute] = publishDateToIso(value as string, config().timezone);
             break;
@@ -419,6 +452,50 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         }
       }
       return { data, notes };
+    },
+
+    /**
+     * HTML as the zone's components, in order. On update the components the plugin generates
+     * (those of the zone's text, image and quote types) are replaced, and the others stay in place.
+     */
+    zoneValue(
+      resource: Resource,
+      field: string,
+      target: FieldTarget,
+      html: string,
+      media: MediaMap,
+      notes: string[],
+      current?: Record<string, unknown> | null
+    ): ZoneEntry[] {
+      const { text, image, quote } = target.zone!;
+      const imported = (src: string) => {
+        const result = media.get(src);
+        if (result && !result.ok)
+          notes.push(
+            `${field}: the image ${src} was not imported (${result.reason}); it stays as HTML in the text.`
+          );
+        return result?.ok === true;
+      };
+      const textTarget = { ...target, attributeType: text.attributeType, customField: text.customField };
+      const component = (section: Section): ZoneEntry => {
+        if (section.type === 'image' && image) {
+          return { __component: image.uid, [image.attribute]: mediaId(media, section.src, field, notes) };
+        }
+        if (section.type === 'quote' && quote) {
+          const title = quote.title && section.title ? { [quote.title]: section.title } : {};
+          return { __component: quote.uid, [quote.body]: section.body, ...title };
+        }
+        const source = section.type === 'text' ? section.html : '';
+        const value =
+          text.attributeType === 'blocks'
+            ? blocksValue(field, source, media, notes)
+            : this.asStoredText(resource, field, textTarget, source);
+        return { __component: text.uid, [text.attribute]: value };
+      };
+      const generated = htmlToSections(html, sectionOptions(target.zone!, imported)).map(component);
+      const stored = (current?.[target.attribute] ?? []) as ZoneEntry[];
+      const types = new Set([text.uid, image?.uid, quote?.uid]);
+      return mergeZone(stored, generated, (uid) => types.has(uid));
     },
 
     /** HTML goes into a plain `richtext` attribute as Markdown when the site asks for it. */

@@ -2,7 +2,7 @@ import type { Core } from '@strapi/strapi';
 import type { PluginConfig } from '../config';
 import { PLUGIN_ID } from '../constants';
 import { RESOURCE_KINDS, type ResourceKind } from '../mapping/catalogue';
-import { resolveMapping, type AttributeSchema, type ResolvedMapping } from '../mapping/resolve';
+import { describeZone, resolveMapping, type AttributeSchema, type ResolvedMapping } from '../mapping/resolve';
 import { describeResource, type Resource } from '../resources';
 
 export type ResourceStorage = {
@@ -87,10 +87,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         );
       }
       for (const kind of RESOURCE_KINDS) {
-        const { uid, unmapped } = all[kind];
+        const { uid, unmapped, fields } = all[kind];
         if (!uid.startsWith(`plugin::${PLUGIN_ID}.`)) {
           const skipped = unmapped.length > 0 ? `; not stored: ${unmapped.join(', ')}` : '';
           strapi.log.info(`[${PLUGIN_ID}] ${kind} is stored in ${uid}${skipped}`);
+        }
+        for (const [field, { attribute, zone }] of Object.entries(fields)) {
+          if (zone)
+            strapi.log.info(`[${PLUGIN_ID}] ${kind}.${field} goes into ${describeZone(attribute, zone)}`);
         }
       }
     },

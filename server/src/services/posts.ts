@@ -34,14 +34,20 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     );
   }
 
-  /** The stored values a partial update merges into (the seo object), read only when needed. */
+  /**
+   * The stored values a partial update merges into, read only when needed: the seo object, and a
+   * dynamic zone receiving content (its editor-added components stay).
+   */
   async function mergeBase(documentId: string, input: PostUpdate) {
-    const seo = resource().fields.seo;
-    if (input.seo === undefined || !seo || !['json', 'seoComponent'].includes(seo.adapter)) return null;
-    return posts().findOne({ documentId, populate: [seo.attribute] } as never) as Promise<Record<
-      string,
-      unknown
-    > | null>;
+    const { seo, content } = resource().fields;
+    const populate = [
+      ...(input.seo !== undefined && seo && ['json', 'seoComponent'].includes(seo.adapter)
+        ? [seo.attribute]
+        : []),
+      ...(input.content !== undefined && content?.adapter === 'dynamicZone' ? [content.attribute] : []),
+    ];
+    if (populate.length === 0) return null;
+    return posts().findOne({ documentId, populate } as never) as Promise<Record<string, unknown> | null>;
   }
 
   /** The source_id names this post from now on, unless another post already holds it. */

@@ -1,0 +1,208 @@
+import { startImageServer, type ImageServer } from '../helpers/image-server';
+import { startSite, type Site } from '../helpers/site';
+
+/**
+ * The example site with PUBLISH_BRIDGE_CONTENT_TYPES=template: posts go into the Story type,
+ * shaped like the Article of Strapi's own example blog, whose body is the `blocks` dynamic zone
+ * of shared.rich-text, shared.media, shared.quote and shared.slider.
+ */
+const STORY = 'api::story.story';
+const FILE_UID = 'plugin::upload.file';
+const FORMAT = 'plugin::publish-bridge.richtextFormat';
+
+let site: Site;
+let images: ImageServer;
+let apiToken: string;
+
+type Component = { __component: string; id: number; [attribute: string]: any };
+
+const stories = () => site.strapi.documents(STORY as never) as any;
+const POPULATE = {
+  blocks: {
+    on: {
+      'shared.media': { populate: ['file'] },
+      'shared.slider': { populate: ['files'] },
+      'shared.rich-text': true,
+      'shared.quote': true,
+    },
+  },
+};
+const storedBlocks = async (
+  documentId: string,
+  status: 'draft' | 'published' = 'draft'
+): Promise<Component[]> => (await stories().findOne({ documentId, status, populate: POPULATE })).blocks;
+const kinds = (blocks: Component[]) => blocks.map((block) => block.__component);
+
+function postHtml() {
+  return [
+    '<h2>Brewing</h2><p>Grind <strong>fresh</strong>.</p>',
+    `<figure><img src="${images.url('/images/kettle.png')}" alt="A kettle"><figcaption>The kettle</figcaption></figure>`,
+    '<p>Pour slowly.</p><ul><li>Water</li><li>Beans</li></ul>',
+    '<blockquote><p>Coffee is a hug in a mug.</p><cite>Anon</cite></blockquote>',
+    '<table><tr><td>Ratio</td><td>1:16</td></tr></table>',
+    `<p><img src="${images.url('/missing.png')}" alt="Gone"></p>`,
+  ].join('\n');
+}
+
+async function publish(title: string, content = postHtml()) {
+  const reply = await site.send('POST', '/posts', {
+    title,
+    content,
+    excerpt: 'A short brew guide.',
+    author: 'Ada Brewer',
+    featured_image: images.url('/images/cover.png'),
+    status: 'publish',
+  });
+  expect(reply).toMatchObject({ status: 200 });
+  return reply.body.id as string;
+}
+
+beforeAll(async () => {
+  images = await startImageServer();
+  site = await startSite({
+    PUBLISH_BRIDGE_CONTENT_TYPES: 'template',
+    PUBLISH_BRIDGE_MEDIA_ALLOWED_HOSTS: '127.0.0.1',
+  });
+  const token = await site.strapi.service('admin::api-token').create({
+    name: 'dynamic-zone-test',
+    type: 'read-only',
+    kind: 'content-api',
+    lifespan: null,
+  });
+  apiToken = token.accessKey;
+});
+
+afterAll(async () => {
+  if (site) {
+    for (const file of await site.strapi.db.query(FILE_UID as never).findMany({})) {
+      await site.strapi.plugin('upload').service('upload').remove(file);
+    }
+    await site.stop();
+  }
+  await images?.stop();
+});
+
+afterEach(() => {
+  site.strapi.config.set(FORMAT, 'html');
+});
+
+test('content becomes rich-text, media and quote components in document order', async () => {
+  const documentId = await publish('Brew guide');
+  const blocks = await storedBlocks(documentId, 'published');
+
+  expect(kinds(blocks)).toEqual([
+    'shared.rich-text',
+    'shared.media',
+    'shared.rich-text',
+    'shared.quote',
+    'shared.rich-text',
+  ]);
+  expect(blocks[0].body).toBe('<h2>Brewing</h2><p>Grind <strong>fresh</strong>.</p>');
+  expect(blocks[1].file).toMatchObject({
+    alternativeText: 'A kettle',
+    caption: 'The kettle',
+    mime: 'image/png',
+  });
+  expect(blocks[2].body).toBe('<p>Pour slowly.</p><ul><li>Water</li><li>Beans</li></ul>');
+  expect(blocks[3]).toMatchObject({ body: 'Coffee is a hug in a mug.', title: 'Anon' });
+  // The table, and the image that could not be downloaded, stay as HTML: nothing is lost.
+  expect(blocks[4].body).toBe(
+    `<table><tr><td>Ratio</td><td>1:16</td></tr></table>\n<p><img src="${images.url('/missing.png')}" alt="Gone"></p>`
+  );
+  await site.strapi.plugin('publish-bridge').service('activity').flush();
+  const [entry] = await site.strapi.db
+    .query('plugin::publish-bridge.activity-entry' as never)
+    .findMany({ where: { entityId: documentId } });
+  expect(entry.notes).toEqual([
+    expect.stringMatching(
+      /^content: the image .*\/missing\.png was not imported \(.*404\); it stays as HTML in the text\.$/
+    ),
+  ]);
+});
+
+test("Strapi's REST API returns the zone in order, media with its file id and alt text, and the other fields", async () => {
+  const documentId = await publish('Brew guide for the REST API');
+  const query = [
+    'populate[blocks][on][shared.media][populate]=file',
+    'populate[blocks][on][shared.rich-text]=true',
+    'populate[blocks][on][shared.quote]=true',
+    'populate[cover]=true',
+    'populate[author]=true',
+  ].join('&');
+  const response = await fetch(`${site.baseUrl}/api/stories/${documentId}?${query}`, {
+    headers: { Authorization: `Bearer ${apiToken}` },
+  });
+  expect(response.status).toBe(200);
+  const { data } = (await response.json()) as { data: Record<string, any> & { blocks: Component[] } };
+  const stored = await storedBlocks(documentId, 'published');
+
+  expect(data).toMatchObject({
+    title: 'Brew guide for the REST API',
+    slug: 'brew-guide-for-the-rest-api',
+    description: 'A short brew guide.',
+    cover: { mime: 'image/png' },
+    author: { name: 'Ada Brewer' },
+  });
+  expect(kinds(data.blocks)).toEqual([
+    'shared.rich-text',
+    'shared.media',
+    'shared.rich-text',
+    'shared.quote',
+    'shared.rich-text',
+  ]);
+  expect(data.blocks[0].body).toBe('<h2>Brewing</h2><p>Grind <strong>fresh</strong>.</p>');
+  expect(data.blocks[1].file).toMatchObject({ id: stored[1].file.id, alternativeText: 'A kettle' });
+  expect(data.blocks[3]).toMatchObject({ body: 'Coffee is a hug in a mug.', title: 'Anon' });
+});
+
+test('with richtextFormat "markdown" the text components hold Markdown', async () => {
+  site.strapi.config.set(FORMAT, 'markdown');
+  const documentId = await publish(
+    'Brew guide in Markdown',
+    '<h2>Brewing</h2><p>Grind <strong>fresh</strong>.</p>'
+  );
+  expect(await storedBlocks(documentId)).toMatchObject([
+    { __component: 'shared.rich-text', body: '## Brewing\n\nGrind **fresh**.' },
+  ]);
+});
+
+test('an update replaces the generated components and keeps an editor-added slider in place', async () => {
+  const documentId = await publish('Brew guide with a slider');
+  const before = await storedBlocks(documentId);
+  const kettle = before[1].file.id;
+  // An editor adds a slider right after the image, as the Content Manager would save it.
+  const withSlider = [
+    ...before.slice(0, 2).map(({ __component, id }) => ({ __component, id })),
+    { __component: 'shared.slider', files: [kettle] },
+    ...before.slice(2).map(({ __component, id }) => ({ __component, id })),
+  ];
+  await stories().update({ documentId, data: { blocks: withSlider }, status: 'published' });
+  const slider = (await storedBlocks(documentId)).find((block) => block.__component === 'shared.slider')!;
+
+  const reply = await site.send('PUT', `/posts/${documentId}`, {
+    content: `<p>New intro.</p><img src="${images.url('/images/second.png')}" alt="Second"><p>New outro.</p>`,
+  });
+  expect(reply.status).toBe(200);
+
+  for (const status of ['draft', 'published'] as const) {
+    const after = await storedBlocks(documentId, status);
+    expect(kinds(after)).toEqual(['shared.rich-text', 'shared.media', 'shared.slider', 'shared.rich-text']);
+    expect(after[0].body).toBe('<p>New intro.</p>');
+    expect(after[1].file).toMatchObject({ alternativeText: 'Second' });
+    expect(after[2].files.map((file: { id: number }) => file.id)).toEqual([kettle]);
+    expect(after[3].body).toBe('<p>New outro.</p>');
+  }
+  // The draft's slider is the same component, updated in place, not a copy.
+  expect((await storedBlocks(documentId))[2].id).toBe(slider.id);
+});
+
+test('an update without content leaves the zone alone', async () => {
+  const documentId = await publish('Brew guide, status only');
+  const before = await storedBlocks(documentId);
+
+  expect((await site.send('PUT', `/posts/${documentId}`, { status: 'draft' })).status).toBe(200);
+  expect((await site.send('PUT', `/posts/${documentId}`, { title: 'Brew guide, renamed' })).status).toBe(200);
+
+  expect(await stories().findOne({ documentId, status: 'published' })).toBeNull();
+  expect(await storedBlocks(documentId)).toEqual(before);
+});
