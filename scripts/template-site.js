@@ -3,12 +3,12 @@
  * `npm run test:template`: the packed plugin on Strapi's own example blog, as a user installs it.
  *
  *   node scripts/template-site.js                    Strapi 5.54.0, admin panel built
- *   node scripts/template-site.js --strapi 5.12.7    the same project on another Strapi 5 release
+ *   node scripts/template-site.js --strapi 5.13.0    another Strapi 5 release, with that release's template
  *   --no-admin-build                                 skip `strapi build`'s admin bundle (server code only)
  *   --keep                                           leave the project in place, to inspect it
  *
- * Makes a TypeScript project with `create-strapi-app@5.54.0 --example --typescript` (the
- * template files as shipped), pins every @strapi package to the release under test, installs
+ * Makes a TypeScript project with `create-strapi-app@<release> --example --typescript` (the
+ * template files as shipped), pins every @strapi package to that release, installs
  * the `npm pack` tarball of this repository, maps the template's Article in a typed
  * config/plugins.ts, builds, starts it with `strapi start`, and sends the publisher's signed
  * requests: handshake, a full post (headings, lists, a quote, an inline image, a table, a cover),
@@ -26,14 +26,14 @@ const os = require('node:os');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
-const TEMPLATE_RELEASE = '5.54.0';
+const DEFAULT_RELEASE = '5.54.0';
 const PREFIX = '/api/publish-bridge';
 const KEY = `pb_template_${randomBytes(16).toString('hex')}`;
 const BOOT_TIMEOUT_MS = 240_000;
 const progress = (message) => process.stderr.write(`[template] ${message}\n`);
 
 function parseArguments(argv) {
-  const options = { strapi: TEMPLATE_RELEASE, adminBuild: true, keep: false };
+  const options = { strapi: DEFAULT_RELEASE, adminBuild: true, keep: false };
   for (let i = 0; i < argv.length; i += 1) {
     const [flag, inline] = argv[i].split(/=(.*)/s);
     if (flag === '--strapi') options.strapi = inline ?? argv[(i += 1)];
@@ -67,12 +67,12 @@ function run(command, args, { cwd, env = process.env, quiet = true } = {}) {
 
 /** The shipped template, made the way a user makes it, with every @strapi package pinned to `release`. */
 function createProject(workDir, release, tarball) {
-  progress(`create-strapi-app@${TEMPLATE_RELEASE} --example --typescript (no install yet)...`);
+  progress(`create-strapi-app@${release} --example --typescript (no install yet)...`);
   run(
     'npx',
     [
       '--yes',
-      `create-strapi-app@${TEMPLATE_RELEASE}`,
+      `create-strapi-app@${release}`,
       'site',
       '--example',
       '--typescript',
@@ -103,8 +103,9 @@ function createProject(workDir, release, tarball) {
 function configurePlugin(projectDir) {
   const file = path.join(projectDir, 'config', 'plugins.ts');
   const shipped = fs.readFileSync(file, 'utf8');
-  const opening = 'Core.Config.Plugin => ({\n';
-  if (!shipped.includes(opening)) throw new Error(`config/plugins.ts no longer has "${opening.trim()}"`);
+  // 5.54 ships a typed config with other plugins in it; older templates ship `() => ({})`.
+  const opening = /=> \(\{\n?/.exec(shipped)?.[0];
+  if (!opening) throw new Error(`config/plugins.ts has no "=> ({" to add the plugin to:\n${shipped}`);
   const block = `  'publish-bridge': {
     enabled: true,
     config: {
@@ -133,7 +134,7 @@ function configurePlugin(projectDir) {
     },
   },
 `;
-  fs.writeFileSync(file, shipped.replace(opening, opening + block));
+  fs.writeFileSync(file, shipped.replace(opening, `=> ({\n${block}`));
 }
 
 function freePort() {
