@@ -455,9 +455,8 @@ async function main() {
     const results = await checks(site, token, images.url);
     const failed = results.filter((result) => !result.ok);
     if (failed.length > 0) progress(`server log (last lines):\n${site.log().slice(-4000)}`);
-    process.stdout.write(
-      `template site on Strapi ${options.strapi}: ${results.length - failed.length} passed, ${failed.length} failed\n`
-    );
+    process.stdout.write(`Strapi ${options.strapi}, example template, packed plugin\n`);
+    process.stdout.write(`template: ${results.length - failed.length} passed, ${failed.length} failed\n`);
     process.exitCode = failed.length > 0 ? 1 : 0;
   } finally {
     if (site) await site.stop();
@@ -469,6 +468,6 @@ async function main() {
 
 main().catch((error) => {
   process.stderr.write(`\n[template] ${error.stack ?? error}\n`);
-  process.stdout.write('template site: 0 passed, 1 failed\n');
+  process.stdout.write('template: 0 passed, 1 failed\n');
   process.exitCode = 1;
 });
