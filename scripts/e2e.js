@@ -16,10 +16,17 @@
 const { spawn, spawnSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
-const { ROOT, EXAMPLE_DIR, ScriptError, binary, ensureBuilds, waitForHealth } = require('./lib/example-site');
+const {
+  ROOT,
+  EXAMPLE_DIR,
+  ScriptError,
+  binary,
+  ensureBuilds,
+  waitForHealth,
+  freePort,
+} = require('./lib/example-site');
 const { settingsPageSteps } = require('../test/e2e/settings-page');
 const { startPlatformStub } = require('../test/e2e/platform-stub');
 
@@ -39,17 +46,6 @@ const CHROMIUM_ARGS = [
 function run(command, args, { cwd, env }) {
   const { status } = spawnSync(command, args, { cwd, env, stdio: 'inherit' });
   if (status !== 0) throw new ScriptError(`${[command, ...args].join(' ')} failed (exit ${status}).`);
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** Every variable Strapi reads is set here, so an example/.env left by the demo changes nothing. */

@@ -21,9 +21,9 @@ const { spawn, spawnSync } = require('node:child_process');
 const { createHmac, randomBytes } = require('node:crypto');
 const fs = require('node:fs');
 const http = require('node:http');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
+const { freePort } = require('./lib/example-site');
 
 const ROOT = path.resolve(__dirname, '..');
 const DEFAULT_RELEASE = '5.54.0';
@@ -135,17 +135,6 @@ function configurePlugin(projectDir) {
   },
 `;
   fs.writeFileSync(file, shipped.replace(opening, `=> ({\n${block}`));
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 async function startSite(projectDir, env) {

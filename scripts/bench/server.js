@@ -2,9 +2,9 @@
 
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
+const { freePort } = require('../lib/example-site');
 
 const EXAMPLE_DIR = path.resolve(__dirname, '../../example');
 const STRAPI_CLI = path.join(
@@ -16,17 +16,6 @@ const BOOT_TIMEOUT_MS = 180_000;
 const CLOCK_TICKS = 100;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** Runs a node script to completion with the bench environment; its output is shown only if it fails. */
 function runNode(args, env) {

@@ -1,12 +1,14 @@
 /**
- * What `npm run demo` and `npm run test:e2e` share: building the plugin and the example's admin
- * panel only when their inputs changed, and waiting for a started site to answer.
+ * What `npm run demo`, `npm run test:e2e` and the other scripts that start a site share: building
+ * the plugin and the example's admin panel only when their inputs changed, a free port, and
+ * waiting for a started site to answer.
  */
 'use strict';
 
 const { spawnSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
+const net = require('node:net');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -157,8 +159,21 @@ async function waitForHealth(baseUrl, exited, { timeoutMs = Infinity } = {}) {
   throw new ScriptError(`Strapi did not answer on ${baseUrl}/_health within ${timeoutMs / 1000} s.`);
 }
 
+/** A TCP port nothing listens on right now, on loopback. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 module.exports = {
   ScriptError,
+  freePort,
   ROOT,
   EXAMPLE_DIR,
   ADMIN_HASH_FILE,
