@@ -68,11 +68,15 @@ function run(command, args, { cwd, env = process.env, quiet = true } = {}) {
 /** The shipped template, made the way a user makes it, with every @strapi package pinned to `release`. */
 function createProject(workDir, release, tarball) {
   progress(`create-strapi-app@${release} --example --typescript (no install yet)...`);
+  const cli = `create-strapi-app@${release}`;
+  const env = { ...process.env, STRAPI_TELEMETRY_DISABLED: 'true' };
+  // Releases before 5.40 have no --non-interactive; every question is answered by a flag anyway.
+  const help = run('npx', ['--yes', cli, '--help'], { cwd: workDir, env });
   run(
     'npx',
     [
       '--yes',
-      `create-strapi-app@${release}`,
+      cli,
       'site',
       '--example',
       '--typescript',
@@ -82,9 +86,9 @@ function createProject(workDir, release, tarball) {
       '--no-run',
       '--no-git-init',
       '--skip-db',
-      '--non-interactive',
+      ...(help.includes('--non-interactive') ? ['--non-interactive'] : []),
     ],
-    { cwd: workDir, env: { ...process.env, STRAPI_TELEMETRY_DISABLED: 'true' } }
+    { cwd: workDir, env }
   );
   const projectDir = path.join(workDir, 'site');
   const manifestFile = path.join(projectDir, 'package.json');
