@@ -148,6 +148,36 @@ test('forged source addresses behind a trusted proxy fold into a bounded number 
   }
 });
 
+test('refusal counts have a budget of their own: however many there are, deliveries are never pruned for them', async () => {
+  const configKey = 'plugin::publish-bridge.activityLog';
+  const original = site.strapi.config.get(configKey);
+  const app = site.strapi.server.app;
+  const trustedProxy = app.proxy;
+  site.strapi.config.set(configKey, { maxEntries: 100, maxAgeDays: 30 });
+  app.proxy = true;
+  try {
+    const delivered = await deliver(5);
+    // Two reasons from 150 forged addresses each: more counted rows than maxEntries allows.
+    const forged = (index: number) => `203.0.${index >> 8}.${index & 255}`;
+    await flood(150, (index) => wrongKey(index, { 'X-Forwarded-For': forged(index) }));
+    await flood(150, (index) =>
+      site.send('POST', '/posts', {}, { unsigned: true, headers: { 'X-Forwarded-For': forged(index) } })
+    );
+    await flood(150, (index) => wrongKey(index, { 'X-Forwarded-For': forged(1_000 + index) }));
+    await activity().flush();
+    await activity().prune();
+
+    const { individual, aggregates } = await loggedRows();
+    expect(individual.map((row) => row.requestId)).toEqual(delivered);
+    expect(aggregates.length).toBe(100);
+    // Some counted rows were pruned to stay within their budget: they outnumbered it.
+    expect(aggregates.reduce((sum, row) => sum + Number(row.count), 0)).toBeLessThan(450);
+  } finally {
+    site.strapi.config.set(configKey, original);
+    app.proxy = trustedProxy;
+  }
+});
+
 test('a log table written by an older version gains the new columns at boot and keeps its rows', async () => {
   const knex = site.strapi.db.connection;
   const table = 'publish_bridge_activity';

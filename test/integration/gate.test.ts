@@ -242,34 +242,42 @@ describe('headers are checked before a byte of the body is read', () => {
     expect(reply!.body).toEqual({ error: expect.stringMatching(message) });
   });
 
-  it('closes the connection after refusing a stranger who announced a large body, instead of reading it', async () => {
-    const connection = await openRaw(site.baseUrl);
-    await connection.write(
-      requestHead('POST', `${PREFIX}/posts`, {
-        'Content-Type': 'application/json',
-        'Content-Length': 10 * 1024 * 1024,
-        ...signedHeaders('never sent', { key: WRONG_KEY }),
-      })
-    );
-    const reply = await connection.reply;
-    expect(reply.status).toBe(401);
-    expect(reply.headers.connection).toBe('close');
-    expect(await connection.closedWithin(5_000)).toBe(true);
-  });
+  it.each([
+    ['a large body', 10 * 1024 * 1024],
+    ['a small body', 100],
+  ])(
+    'closes the connection after refusing a stranger who announced %s, instead of reading it',
+    async (_name, length) => {
+      const connection = await openRaw(site.baseUrl);
+      await connection.write(
+        requestHead('POST', `${PREFIX}/posts`, {
+          'Content-Type': 'application/json',
+          'Content-Length': length,
+          ...signedHeaders('never sent', { key: WRONG_KEY }),
+        })
+      );
+      const reply = await connection.reply;
+      expect(reply.status).toBe(401);
+      expect(reply.headers.connection).toBe('close');
+      expect(await connection.closedWithin(5_000)).toBe(true);
+    }
+  );
 
   it('never invites the body of a stranger who asks Expect: 100-continue; a publisher is invited', async () => {
-    const stranger = await openRaw(site.baseUrl);
-    await stranger.write(
-      requestHead('POST', `${PREFIX}/posts`, {
-        'Content-Type': 'application/json',
-        'Content-Length': 1024 * 1024,
-        Expect: '100-continue',
-        ...signedHeaders('never sent', { key: WRONG_KEY }),
-      })
-    );
-    // A "100 Continue" first would be read as the answer here.
-    expect((await stranger.reply).status).toBe(401);
-    stranger.destroy();
+    for (const path of [`${PREFIX}/posts`, `/${PREFIX}/posts`, `${PREFIX.toUpperCase()}/posts?x=1`]) {
+      const stranger = await openRaw(site.baseUrl);
+      await stranger.write(
+        requestHead('POST', path, {
+          'Content-Type': 'application/json',
+          'Content-Length': 1024 * 1024,
+          Expect: '100-continue',
+          ...signedHeaders('never sent', { key: WRONG_KEY }),
+        })
+      );
+      // A "100 Continue" first would be read as the answer here.
+      expect({ path, status: (await stranger.reply).status }).toEqual({ path, status: 401 });
+      stranger.destroy();
+    }
 
     const body = JSON.stringify({ title: 'Invited', content: '<p>x</p>', status: 'draft' });
     const publisher = await openRaw(site.baseUrl);
@@ -444,6 +452,32 @@ describe('an exact replay of a signed write gets the first answer and does not r
     } finally {
       site.strapi.config.set(configKey, tolerance);
     }
+  });
+
+  it('after a 5xx the same request may run again, and its signature still authorises nothing else', async () => {
+    const body = JSON.stringify({ title: 'Failed once', content: '<p>x</p>', status: 'draft' });
+    const headers = signedHeaders(body);
+    const refuse = () => {
+      throw new Error('refused by a lifecycle of the site');
+    };
+    const uid = storageOf(site.strapi, 'post').uid;
+    const unsubscribe = site.strapi.db.lifecycles.subscribe({ models: [uid], beforeCreate: refuse } as never);
+    let failed;
+    try {
+      failed = await rawRequest(site.baseUrl, 'POST', `${PREFIX}/posts`, body, headers);
+    } finally {
+      (unsubscribe as unknown as () => void)();
+    }
+    expect(failed.status).toBe(500);
+    const elsewhere = await rawRequest(site.baseUrl, 'PUT', `${PREFIX}/posts/anything`, body, headers);
+    expect(elsewhere).toMatchObject({
+      status: 401,
+      body: { error: expect.stringMatching(/already used for POST/) },
+    });
+    const retried = await rawRequest(site.baseUrl, 'POST', `${PREFIX}/posts`, body, headers);
+    expect(retried.status).toBe(200);
+    const replayed = await rawRequest(site.baseUrl, 'POST', `${PREFIX}/posts`, body, headers);
+    expect(replayed).toMatchObject({ status: 200, body: retried.body });
   });
 
   it('a request signed afresh with the same body runs again (retries by the publisher are not replays)', async () => {

@@ -15,6 +15,7 @@ const REFUSAL_LABELS: Record<string, string> = {
   malformed_signature: 'malformed signature',
   signature_mismatch: 'signature mismatch',
   not_verified_by_gate: 'reached a route without passing the gate',
+  signature_reused: 'signature already used',
 };
 
 /** Words for a row that counts refusals of unauthenticated requests (it has a `refusal` code). */

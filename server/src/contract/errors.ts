@@ -14,6 +14,16 @@ export class ContractError extends Error {
   }
 }
 
+/** A 401 anyone could have caused, with why (an `AuthFailureReason`, or `signature_reused`), for the activity log. */
+export class Unauthenticated extends ContractError {
+  constructor(
+    readonly reason: string,
+    message: string
+  ) {
+    super(401, message);
+  }
+}
+
 export const errorBody = (message: string): ErrorBody => ({ error: message });
 
 const MAX_ISSUES_SHOWN = 3;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
 import type { Context, Next } from 'koa';
-import { ContractError, errorBody } from '../contract/errors';
+import { ContractError, errorBody, Unauthenticated } from '../contract/errors';
 import {
   HEADER_API_KEY,
   HEADER_SIGNATURE,
@@ -9,7 +9,6 @@ import {
   signatureMismatch,
   verifyHeaders,
   type AuthFailure,
-  type AuthFailureReason,
   type AuthHeaders,
 } from '../contract/signature';
 import { PLUGIN_ID } from '../constants';
@@ -22,15 +21,8 @@ import { markVerified, verifiedRequestOf } from '../utils/verified-requests';
 
 /** Methods that change nothing: an exact replay of one is harmless and is served again. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-/** A refused stranger's body up to this size is read and dropped, so the connection can be reused. */
-const DRAIN_AT_MOST_BYTES = 64 * 1024;
 
-/** A 401 that carries why, for the activity log. */
-class Unauthenticated extends ContractError {
-  constructor(readonly failure: AuthFailure) {
-    super(401, failure.message);
-  }
-}
+const unauthenticated = (failure: AuthFailure) => new Unauthenticated(failure.reason, failure.message);
 
 /** One request under the prefix, as the gate follows it from arrival to the activity log. */
 type Passage = {
@@ -40,7 +32,7 @@ type Passage = {
   /** Set once this write claimed its signature: its answer is kept for replays. */
   claimedSignature?: string;
   /** Why authentication failed, for a request anyone could have sent. */
-  refusal?: AuthFailureReason;
+  refusal?: string;
 };
 
 /**
@@ -65,7 +57,7 @@ export function createContractGate(strapi: Core.Strapi) {
       const headers = await authenticate(ctx, passage);
       await runOnce(ctx, headers, passage, next);
     } catch (error) {
-      if (error instanceof Unauthenticated) passage.refusal = error.failure.reason;
+      if (error instanceof Unauthenticated) passage.refusal = error.reason;
       answerError(ctx, error, passage.requestId);
     }
     normaliseAnswer(ctx);
@@ -108,9 +100,9 @@ export function createContractGate(strapi: Core.Strapi) {
     // The body may take up to bodyTimeoutMs: the timestamp must still be fresh when the request is
     // bound to its signature, or a signature whose receipt expired meanwhile could be used twice.
     const stillFresh = checkHeaders();
-    if (!stillFresh.ok) throw new Unauthenticated(stillFresh);
+    if (!stillFresh.ok) throw unauthenticated(stillFresh);
     const mismatch = signatureMismatch(headers, rawBody, keys[headerCheck.keyIndex]);
-    if (mismatch) throw new Unauthenticated(mismatch);
+    if (mismatch) throw unauthenticated(mismatch);
 
     markVerified(ctx, { requestId, rawBody, body: parseJsonBody(rawBody) });
     // `strapi::body` leaves a body alone whose type it does not parse; the stream is consumed.
@@ -119,13 +111,12 @@ export function createContractGate(strapi: Core.Strapi) {
   }
 
   /**
-   * A body that is small is drained and the connection kept; a large or unannounced one is not
-   * worth reading for a stranger, so the connection is closed after the answer.
+   * The body of a stranger is not worth reading: the connection is closed after the answer, so
+   * neither a large body nor a stream of small pipelined ones is drained.
    */
   function refusedBeforeBody(ctx: Context, failure: AuthFailure) {
-    const declared = Number(ctx.get('content-length') || 0);
-    if (declared > DRAIN_AT_MOST_BYTES || ctx.get('transfer-encoding')) ctx.set('Connection', 'close');
-    return new Unauthenticated(failure);
+    ctx.set('Connection', 'close');
+    return unauthenticated(failure);
   }
 
   /**

@@ -85,6 +85,8 @@ const PRUNE_INTERVAL_MS = 60 * 60_000;
 /** A minute's aggregates are written this long after it ends, so refusals answered at its very end are in. */
 const MINUTE_END_GRACE_MS = 1_000;
 const DAY_MS = 24 * 3_600_000;
+/** Rows of refusal counts kept beside `maxEntries` deliveries: a tenth as many, at least 100. */
+const refusalBudget = (maxEntries: number) => Math.max(100, Math.floor(maxEntries / 10));
 const LIMITS = {
   method: 16,
   path: 255,
@@ -291,6 +293,22 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   const pruneIsDue = () => Date.now() - lastPruneAt > PRUNE_INTERVAL_MS;
 
+  /** Deletes all but the newest `count` rows that match `where`. */
+  async function keepNewest(where: Record<string, unknown>, count: number) {
+    const [oldestKept] = (await query().findMany({
+      where,
+      select: ['id'],
+      orderBy: { id: 'desc' },
+      offset: count - 1,
+      limit: 1,
+    })) as { id: number }[];
+    if (oldestKept) await query().deleteMany({ where: { ...where, id: { $lt: oldestKept.id } } });
+  }
+
+  /**
+   * Deliveries and refusal counts have separate budgets: however many counts strangers cause
+   * (each minute, reason and address of theirs can add one), they only ever push out older counts.
+   */
   async function prune() {
     const { maxEntries, maxAgeDays } = config();
     lastPruneAt = Date.now();
@@ -299,13 +317,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       await query().deleteMany({
         where: { receivedAt: { $lt: new Date(Date.now() - maxAgeDays * DAY_MS) } },
       });
-      const [oldestKept] = (await query().findMany({
-        select: ['id'],
-        orderBy: { id: 'desc' },
-        offset: maxEntries - 1,
-        limit: 1,
-      })) as { id: number }[];
-      if (oldestKept) await query().deleteMany({ where: { id: { $lt: oldestKept.id } } });
+      await keepNewest({ action: { $ne: UNAUTHENTICATED_ACTION } }, maxEntries);
+      await keepNewest({ action: UNAUTHENTICATED_ACTION }, refusalBudget(maxEntries));
     } catch (error) {
       strapi.log.warn(`[${PLUGIN_ID}] could not prune the activity log: ${(error as Error).message}`);
     }

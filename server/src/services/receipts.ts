@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Core } from '@strapi/strapi';
-import { ContractError } from '../contract/errors';
+import { ContractError, Unauthenticated } from '../contract/errors';
 import { PLUGIN_ID } from '../constants';
 import { isUniqueViolation } from '../utils/database-errors';
 
@@ -20,9 +20,11 @@ const MAX_POLL_MS = 500;
 const PRUNE_INTERVAL_MS = 60_000;
 /**
  * Receipts are kept this long past their timestamp's window, so instances whose clocks differ
- * by less than this never prune a receipt another instance still needs.
+ * by less than this never prune a receipt another instance still needs (keep them in sync).
  */
-export const RECEIPT_MARGIN_MS = 120_000;
+export const RECEIPT_MARGIN_MS = 10 * 60_000;
+/** The answer status of a write that failed with a 5xx: nothing was written, the same request may run again. */
+const FAILED = 0;
 
 type ReceiptRow = { method: string; path: string; httpStatus: number | null; answer: string | null };
 
@@ -72,10 +74,19 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     }) as Promise<ReceiptRow | null>;
 
   function refuseReuse(holder: ReceiptRow): never {
-    throw new ContractError(
-      401,
+    throw new Unauthenticated(
+      'signature_reused',
       `This signature was already used for ${holder.method} ${holder.path}. Every request must be signed on its own; sign this one again and resend it.`
     );
+  }
+
+  /** Takes over the claim of the same request that failed with a 5xx; only one retry wins it. */
+  async function reclaimFailed(fingerprint: string): Promise<boolean> {
+    const { count } = (await receipts().updateMany({
+      where: { fingerprint, httpStatus: FAILED },
+      data: { httpStatus: null },
+    })) as { count: number };
+    return count === 1;
   }
 
   return {
@@ -87,7 +98,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /**
      * Claims the signature for this write, or returns the first answer of the same request,
      * waiting a little while that one is still running. A first request that failed with a 5xx
-     * released its claim (nothing was written), so its replay runs.
+     * wrote nothing, so the same request (never another method or path) may run again.
      */
     async claimWrite(request: SignedRequest): Promise<Claim> {
       const fingerprint = fingerprintOf(request.signature);
@@ -96,6 +107,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         if (await record(fingerprint, request)) return { first: true };
         const holder = await holderOf(fingerprint);
         if (holder && (holder.method !== request.method || holder.path !== request.path)) refuseReuse(holder);
+        if (holder?.httpStatus === FAILED) {
+          if (await reclaimFailed(fingerprint)) return { first: true };
+          continue;
+        }
         if (holder?.httpStatus != null) {
           const body = holder.answer === null ? undefined : JSON.parse(holder.answer);
           return { first: false, answer: { status: holder.httpStatus, body } };
@@ -110,16 +125,15 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       }
     },
 
-    /** Keeps the answer for replays; a 5xx changed nothing, so its claim is released instead. */
+    /** Keeps the answer for replays; a 5xx changed nothing, so it is kept as retryable instead. */
     async settle(signature: string, { status, body }: Answer) {
-      const fingerprint = fingerprintOf(signature);
-      if (status >= 500) {
-        await receipts().delete({ where: { fingerprint } });
-        return;
-      }
-      await receipts().update({
-        where: { fingerprint },
-        data: { httpStatus: status, answer: body === undefined ? null : JSON.stringify(body) },
+      const failed = status >= 500;
+      await receipts().updateMany({
+        where: { fingerprint: fingerprintOf(signature) },
+        data: {
+          httpStatus: failed ? FAILED : status,
+          answer: failed || body === undefined ? null : JSON.stringify(body),
+        },
       });
     },
   };

@@ -7,9 +7,13 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
  */
 const invitationsHeld = new WeakSet<IncomingMessage>();
 
+/** The path as Koa reads it: the target up to `?`, or the path of an absolute-form target (`http://host/...`). */
+const pathOf = (target: string) =>
+  /^[a-z][a-z0-9+.-]*:\/\//i.test(target) ? new URL(target).pathname : target.split('?')[0];
+
 export function holdContinueFor(server: Server, isPluginPath: (path: string) => boolean) {
   server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
-    if (isPluginPath(new URL(request.url ?? '/', 'http://localhost').pathname)) invitationsHeld.add(request);
+    if (isPluginPath(pathOf(request.url ?? '/'))) invitationsHeld.add(request);
     else response.writeContinue();
     server.emit('request', request, response);
   });
