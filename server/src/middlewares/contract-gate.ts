@@ -127,7 +127,7 @@ export function createContractGate(strapi: Core.Strapi) {
     const request: SignedRequest = {
       signature: headers.signature!,
       method: ctx.method,
-      path: passage.pathBelow.slice(0, 255),
+      path: passage.pathBelow,
       expiresAt: new Date(Number(headers.timestamp) + settings().config().timestampToleranceMs),
     };
     const receipts = plugin().service('receipts');

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Core } from '@strapi/strapi';
 import { ContractError, Unauthenticated } from '../contract/errors';
 import { PLUGIN_ID } from '../constants';
-import { isUniqueViolation } from '../utils/database-errors';
+import { isConnectionFailure, isUniqueViolation } from '../utils/database-errors';
 
 /** What a request was answered: kept so an exact replay gets it again. */
 export type Answer = { status: number; body: unknown };
@@ -30,6 +30,11 @@ type ReceiptRow = { method: string; path: string; httpStatus: number | null; ans
 
 const fingerprintOf = (signature: string) => createHash('sha256').update(signature).digest('hex');
 
+/** The path as its column holds it: PostgreSQL refuses U+0000 (a decoded `%00`), and the column is varchar(255). */
+const storedPath = (path: string) => path.replaceAll('\u0000', '\uFFFD').slice(0, 255);
+
+const RECORD_ATTEMPTS = 4;
+
 /**
  * The contract signs only the timestamp and the body, so the headers of one signed request
  * would also authenticate any other request with the same body (an empty-body GET's headers, a
@@ -53,17 +58,28 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       );
   }
 
-  /** True when this request recorded the signature first; false when another request holds it. */
+  /**
+   * True when this request recorded the signature first; false when another request holds it.
+   * A connection that broke under the insert (a database restarting) is tried again briefly, as
+   * the transactions service does for a transaction that could not begin.
+   */
   async function record(fingerprint: string, request: SignedRequest): Promise<boolean> {
-    try {
-      await receipts().create({
-        data: { fingerprint, method: request.method, path: request.path, expiresAt: request.expiresAt },
-      });
-      pruneWhenDue();
-      return true;
-    } catch (error) {
-      if (isUniqueViolation(error)) return false;
-      throw error;
+    const data = {
+      fingerprint,
+      method: request.method,
+      path: storedPath(request.path),
+      expiresAt: request.expiresAt,
+    };
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await receipts().create({ data });
+        pruneWhenDue();
+        return true;
+      } catch (error) {
+        if (isUniqueViolation(error)) return false;
+        if (!isConnectionFailure(error) || attempt === RECORD_ATTEMPTS) throw error;
+        await sleep(FIRST_POLL_MS * 2 ** attempt);
+      }
     }
   }
 
@@ -106,7 +122,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       for (let pollMs = FIRST_POLL_MS; ; pollMs = Math.min(MAX_POLL_MS, pollMs * 2)) {
         if (await record(fingerprint, request)) return { first: true };
         const holder = await holderOf(fingerprint);
-        if (holder && (holder.method !== request.method || holder.path !== request.path)) refuseReuse(holder);
+        if (holder && (holder.method !== request.method || holder.path !== storedPath(request.path)))
+          refuseReuse(holder);
         if (holder?.httpStatus === FAILED) {
           if (await reclaimFailed(fingerprint)) return { first: true };
           continue;
