@@ -1,13 +1,13 @@
 import type { Core } from '@strapi/strapi';
 import { API_KEY_ENV, MIN_KEY_LENGTH, PLUGIN_ID } from './constants';
 import { createContractGate } from './middlewares/contract-gate';
-import { contentApiRouterPrefix } from './routes';
+import { applyContentApiPrefix } from './routes';
 import { holdContinueFor } from './utils/expect-continue';
 import { pathBelowPrefix } from './utils/prefix-path';
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  // Checked here so a bad prefix stops the boot with its message, not at route registration.
-  contentApiRouterPrefix(strapi);
+  // Here, so a bad prefix stops the boot with its message, and before Strapi mounts the routers.
+  applyContentApiPrefix(strapi);
   assertEnvironmentKeyLength();
   strapi.plugin(PLUGIN_ID).service('mapping').assertValid();
   // Middlewares added in register() run before the app's own, `strapi::body` included: the

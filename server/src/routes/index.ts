@@ -15,10 +15,14 @@ export function contentApiRouterPrefix(strapi: Core.Strapi): string {
   return prefix.slice(restPrefix.length);
 }
 
-export default {
-  admin,
-  'content-api': ({ strapi }: { strapi: Core.Strapi }) => ({
-    ...contentApi,
-    prefix: contentApiRouterPrefix(strapi),
-  }),
-};
+/**
+ * Gives the content-API router its prefix from the plugin config. Done in `register()`, before
+ * Strapi mounts the routers: Strapi before 5.2x builds routers from plain objects only (no
+ * router factories), so the router is an object whose prefix is filled in here.
+ */
+export function applyContentApiPrefix(strapi: Core.Strapi) {
+  const routers = strapi.plugin(PLUGIN_ID).routes as unknown as Record<string, { prefix?: string }>;
+  routers['content-api'].prefix = contentApiRouterPrefix(strapi);
+}
+
+export default { admin, 'content-api': contentApi };
