@@ -81,6 +81,7 @@ module.exports = ({ env }) => ({
         product: env('PUBLISH_BRIDGE_PRODUCT_URL', 'http://localhost:3000/shop/{slug}'),
         product_cat: env('PUBLISH_BRIDGE_PRODUCT_CATEGORY_URL', 'http://localhost:3000/shop/category/{slug}'),
       },
+      prefix: env('PUBLISH_BRIDGE_PREFIX', '/api/publish-bridge'),
       timezone: env('PUBLISH_BRIDGE_TIMEZONE', 'UTC'),
       bodyTimeoutMs: env.int('PUBLISH_BRIDGE_BODY_TIMEOUT_MS', 30000),
       contentTypes: CONTENT_TYPES[env('PUBLISH_BRIDGE_CONTENT_TYPES', 'site')] ?? {},

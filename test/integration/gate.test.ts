@@ -512,6 +512,40 @@ describe('an exact replay sent to another instance on the same database', () => 
   });
 });
 
+describe("a prefix of the site's choosing", () => {
+  let site: Site;
+  beforeAll(async () => {
+    site = await startSite({ PUBLISH_BRIDGE_PREFIX: '/api/hooks/Publisher' });
+  });
+  afterAll(async () => {
+    await site?.stop();
+  });
+
+  it('mounts the routes there, guards them in any spelling, and leaves the default path alone', async () => {
+    const body = '{}';
+    const signed = await rawRequest(
+      site.baseUrl,
+      'POST',
+      '/api/hooks/Publisher/handshake',
+      body,
+      signedHeaders(body)
+    );
+    expect(signed).toMatchObject({ status: 200, body: { ok: true } });
+    const unsigned = await rawRequest(site.baseUrl, 'POST', '/API/HOOKS/PUBLISHER/handshake', body);
+    expect(unsigned).toMatchObject({ status: 401, body: { error: expect.any(String) } });
+    const defaultPath = await rawRequest(
+      site.baseUrl,
+      'POST',
+      `${PREFIX}/handshake`,
+      body,
+      signedHeaders(body)
+    );
+    // Nothing of the plugin's is there: Strapi answers for itself (405 from its catch-all GET route).
+    expect([404, 405]).toContain(defaultPath.status);
+    expect(defaultPath.body?.ok).toBeUndefined();
+  });
+});
+
 describe('a connection key in the environment', () => {
   it('shorter than 16 characters stops the boot with a message saying so', async () => {
     const database = await createTestDatabase();
