@@ -3,6 +3,7 @@ import type { PluginConfig } from '../config';
 import { PLUGIN_ID } from '../constants';
 import { RESOURCE_KINDS } from '../mapping/catalogue';
 import { createRefusalTally, type Refusal, type RefusalAggregate } from './activity-aggregation';
+import { fitColumn } from '../utils/column-text';
 
 export const ACTIVITY_UID = 'plugin::publish-bridge.activity-entry';
 
@@ -118,16 +119,6 @@ export function actionOf(method: string, pathUnderPrefix: string): string {
 export const outcomeOf = (status: number): Outcome =>
   status >= 500 ? 'error' : status >= 400 ? 'rejected' : 'success';
 
-/**
- * Fits a text the sender chose (path, id, an error message quoting the body) into its column.
- * PostgreSQL refuses U+0000 in text, and one refused entry would hold back every entry after it,
- * so NUL is kept visible as U+FFFD.
- */
-const fit = (value: string, max: number) => {
-  const text = value.replaceAll('\u0000', '\uFFFD');
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-};
-
 /** What the log keeps of an exchange: the `error` message of a failure and the entity id, nothing else of the body. */
 export function entryOf(exchange: Exchange): ActivityEntry {
   const body = (typeof exchange.body === 'object' && exchange.body !== null ? exchange.body : {}) as {
@@ -139,16 +130,16 @@ export function entryOf(exchange: Exchange): ActivityEntry {
   return {
     receivedAt: exchange.receivedAt,
     requestId: exchange.requestId,
-    method: fit(exchange.method, LIMITS.method),
-    path: fit(exchange.path, LIMITS.path),
+    method: fitColumn(exchange.method, LIMITS.method),
+    path: fitColumn(exchange.path, LIMITS.path),
     action: actionOf(exchange.method, exchange.pathUnderPrefix),
     httpStatus: exchange.status,
     outcome: outcomeOf(exchange.status),
-    entityId: entityId ? fit(entityId, LIMITS.entityId) : undefined,
+    entityId: entityId ? fitColumn(entityId, LIMITS.entityId) : undefined,
     durationMs: Math.max(0, Math.round(exchange.durationMs)),
-    reason: reason ? fit(reason, LIMITS.reason) : undefined,
+    reason: reason ? fitColumn(reason, LIMITS.reason) : undefined,
     notes: exchange.notes?.length
-      ? exchange.notes.slice(0, LIMITS.notes).map((note) => fit(String(note), LIMITS.note))
+      ? exchange.notes.slice(0, LIMITS.notes).map((note) => fitColumn(String(note), LIMITS.note))
       : undefined,
     count: 1,
   };
@@ -159,12 +150,12 @@ export function entryOfAggregate(aggregate: RefusalAggregate): ActivityEntry {
   return {
     receivedAt: aggregate.firstAt,
     lastSeenAt: aggregate.lastAt,
-    method: fit(aggregate.method, LIMITS.method),
-    path: fit(aggregate.path, LIMITS.path),
+    method: fitColumn(aggregate.method, LIMITS.method),
+    path: fitColumn(aggregate.path, LIMITS.path),
     action: UNAUTHENTICATED_ACTION,
     httpStatus: aggregate.status,
     outcome: outcomeOf(aggregate.status),
-    reason: fit(aggregate.message, LIMITS.reason),
+    reason: fitColumn(aggregate.message, LIMITS.reason),
     count: aggregate.count,
     refusal: aggregate.reason,
     sourceAddress: aggregate.sourceAddress ?? undefined,
@@ -385,8 +376,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       try {
         refusals.add({
           ...refusal,
-          reason: fit(refusal.reason, LIMITS.refusal),
-          sourceAddress: fit(refusal.sourceAddress || 'unknown', LIMITS.sourceAddress),
+          reason: fitColumn(refusal.reason, LIMITS.refusal),
+          sourceAddress: fitColumn(refusal.sourceAddress || 'unknown', LIMITS.sourceAddress),
         });
         scheduleMinuteEnd();
       } catch (error) {

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Core } from '@strapi/strapi';
 import { ContractError, Unauthenticated } from '../contract/errors';
 import { PLUGIN_ID } from '../constants';
+import { fitColumn } from '../utils/column-text';
 import { isConnectionFailure, isUniqueViolation } from '../utils/database-errors';
 
 /** What a request was answered: kept so an exact replay gets it again. */
@@ -30,8 +31,8 @@ type ReceiptRow = { method: string; path: string; httpStatus: number | null; ans
 
 const fingerprintOf = (signature: string) => createHash('sha256').update(signature).digest('hex');
 
-/** The path as its column holds it: PostgreSQL refuses U+0000 (a decoded `%00`), and the column is varchar(255). */
-const storedPath = (path: string) => path.replaceAll('\u0000', '\uFFFD').slice(0, 255);
+/** The path as its varchar(255) column holds it (a decoded `%00` included). */
+const storedPath = (path: string) => fitColumn(path, 255);
 
 const RECORD_ATTEMPTS = 4;
 
