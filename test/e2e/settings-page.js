@@ -188,10 +188,14 @@ const settingsPageSteps = [
       await page.getByText('Outcome is rejected').waitFor();
       const rows = page.locator('tbody tr');
       await rows.first().waitFor();
-      const statuses = await rows.evaluateAll((elements) =>
-        elements.map((row) => row.children[2]?.textContent)
-      );
-      check(statuses.length > 0 && statuses.every((status) => status === '401'), `rows shown: ${statuses}`);
+      // The filter changes the URL first; the filtered rows replace the others when their fetch returns.
+      const onlyRejected = (statuses) => statuses.length > 0 && statuses.every((status) => status === '401');
+      let statuses = [];
+      for (let waited = 0; waited <= 10_000 && !onlyRejected(statuses); waited += 250) {
+        if (waited > 0) await page.waitForTimeout(250);
+        statuses = await rows.evaluateAll((elements) => elements.map((row) => row.children[2]?.textContent));
+      }
+      check(onlyRejected(statuses), `rows shown: ${statuses}`);
       await screenshot('09-activity-filtered');
     },
   },
