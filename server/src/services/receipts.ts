@@ -4,7 +4,7 @@ import type { Core } from '@strapi/strapi';
 import { ContractError, Unauthenticated } from '../contract/errors';
 import { PLUGIN_ID } from '../constants';
 import { fitColumn } from '../utils/column-text';
-import { isConnectionFailure, isUniqueViolation } from '../utils/database-errors';
+import { isLostConnection, isUniqueViolation } from '../utils/database-errors';
 
 /** What a request was answered: kept so an exact replay gets it again. */
 export type Answer = { status: number; body: unknown };
@@ -34,7 +34,9 @@ const fingerprintOf = (signature: string) => createHash('sha256').update(signatu
 /** The path as its varchar(255) column holds it (a decoded `%00` included). */
 const storedPath = (path: string) => fitColumn(path, 255);
 
-const RECORD_ATTEMPTS = 4;
+/** With the backoff below, about 5 s: a database restarting or failing over is ridden out. */
+const RECORD_ATTEMPTS = 8;
+const MAX_RECORD_BACKOFF_MS = 1_000;
 
 /**
  * The contract signs only the timestamp and the body, so the headers of one signed request
@@ -61,8 +63,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   /**
    * True when this request recorded the signature first; false when another request holds it.
-   * A connection that broke under the insert (a database restarting) is tried again briefly, as
-   * the transactions service does for a transaction that could not begin.
+   * A connection that broke under the insert (a database restarting) is tried again for a few
+   * seconds, as the transactions service does for a transaction that could not begin; an insert
+   * that did commit before its connection died comes back as a unique violation, never twice.
    */
   async function record(fingerprint: string, request: SignedRequest): Promise<boolean> {
     const data = {
@@ -78,8 +81,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         return true;
       } catch (error) {
         if (isUniqueViolation(error)) return false;
-        if (!isConnectionFailure(error) || attempt === RECORD_ATTEMPTS) throw error;
-        await sleep(FIRST_POLL_MS * 2 ** attempt);
+        if (!isLostConnection(error) || attempt === RECORD_ATTEMPTS) throw error;
+        await sleep(Math.min(MAX_RECORD_BACKOFF_MS, FIRST_POLL_MS * 2 ** attempt));
       }
     }
   }

@@ -86,6 +86,17 @@ function isStrapiUniqueRefusal(error: unknown): boolean {
 export const isConnectionFailure = (error: unknown) =>
   codesOf(error).some((code) => CONNECTION_FAILURES.has(code));
 
+/** node-postgres reports a connection that died under a query with no code, only these words. */
+const PG_CONNECTION_LOST = /^Connection (terminated|ended) unexpectedly$/;
+
+/**
+ * A statement outside a transaction whose connection failed or died under it: running it again on
+ * a fresh connection is safe when the statement is an insert guarded by a unique index.
+ */
+export const isLostConnection = (error: unknown) =>
+  isConnectionFailure(error) ||
+  PG_CONNECTION_LOST.test(String((error as Error)?.message ?? '').replace(/^.* - /, ''));
+
 /** A write that lost a race to a concurrent one, so running it again sees the winner's rows. */
 export const isRetryableConflict = (error: unknown) =>
   isStrapiUniqueRefusal(error) ||

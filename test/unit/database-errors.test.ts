@@ -1,0 +1,35 @@
+import { isLostConnection, isUniqueViolation } from '../../server/src/utils/database-errors';
+
+describe('isLostConnection', () => {
+  it.each([
+    ['a PostgreSQL shutdown code', Object.assign(new Error('terminating connection'), { code: '57P01' })],
+    [
+      'a database refusing connections',
+      Object.assign(new Error('not accepting connections'), { code: '55000' }),
+    ],
+    ['a refused TCP connection', Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })],
+    [
+      'node-postgres: the connection died under the query',
+      new Error('insert into "x" values ($1) - Connection terminated unexpectedly'),
+    ],
+    ['node-postgres: the connection ended', new Error('Connection ended unexpectedly')],
+  ])('is true for %s', (_name, error) => {
+    expect(isLostConnection(error)).toBe(true);
+  });
+
+  it.each([
+    ['a unique violation', Object.assign(new Error('duplicate key'), { code: '23505' })],
+    [
+      'a message that only mentions a connection',
+      new Error('Connection terminated unexpectedly, said the user'),
+    ],
+    ['a value that is not an error', 'Connection terminated unexpectedly?'],
+  ])('is false for %s', (_name, error) => {
+    expect(isLostConnection(error)).toBe(false);
+  });
+
+  it('tells a unique violation apart', () => {
+    expect(isUniqueViolation(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBe(true);
+    expect(isUniqueViolation(new Error('Connection terminated unexpectedly'))).toBe(false);
+  });
+});
