@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Core } from '@strapi/strapi';
 import { ContractError, Unauthenticated } from '../contract/errors';
@@ -27,7 +27,13 @@ export const RECEIPT_MARGIN_MS = 10 * 60_000;
 /** The answer status of a write that failed with a 5xx: nothing was written, the same request may run again. */
 const FAILED = 0;
 
-type ReceiptRow = { method: string; path: string; httpStatus: number | null; answer: string | null };
+type ReceiptRow = {
+  method: string;
+  path: string;
+  claimant: string;
+  httpStatus: number | null;
+  answer: string | null;
+};
 
 const fingerprintOf = (signature: string) => createHash('sha256').update(signature).digest('hex');
 
@@ -64,14 +70,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   /**
    * True when this request recorded the signature first; false when another request holds it.
    * A connection that broke under the insert (a database restarting) is tried again for a few
-   * seconds, as the transactions service does for a transaction that could not begin; an insert
-   * that did commit before its connection died comes back as a unique violation, never twice.
+   * seconds, as the transactions service does for a transaction that could not begin. An insert
+   * that committed before its connection died is recognised by its claimant on the next try.
    */
   async function record(fingerprint: string, request: SignedRequest): Promise<boolean> {
+    const claimant = randomUUID();
     const data = {
       fingerprint,
       method: request.method,
       path: storedPath(request.path),
+      claimant,
       expiresAt: request.expiresAt,
     };
     for (let attempt = 1; ; attempt += 1) {
@@ -80,7 +88,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         pruneWhenDue();
         return true;
       } catch (error) {
-        if (isUniqueViolation(error)) return false;
+        if (isUniqueViolation(error))
+          return attempt > 1 && (await holderOf(fingerprint))?.claimant === claimant;
         if (!isLostConnection(error) || attempt === RECORD_ATTEMPTS) throw error;
         await sleep(Math.min(MAX_RECORD_BACKOFF_MS, FIRST_POLL_MS * 2 ** attempt));
       }
@@ -90,7 +99,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const holderOf = (fingerprint: string) =>
     receipts().findOne({
       where: { fingerprint },
-      select: ['method', 'path', 'httpStatus', 'answer'],
+      select: ['method', 'path', 'claimant', 'httpStatus', 'answer'],
     }) as Promise<ReceiptRow | null>;
 
   function refuseReuse(holder: ReceiptRow): never {
