@@ -14,6 +14,7 @@ import {
 import { PLUGIN_ID } from '../constants';
 import { sendHeldContinue } from '../utils/expect-continue';
 import { parseJsonBody } from '../utils/json-body';
+import type { Refusal } from '../services/activity-aggregation';
 import type { SignedRequest } from '../services/receipts';
 import { pathBelowPrefix } from '../utils/prefix-path';
 import { readRawBody } from '../utils/raw-body';
@@ -70,15 +71,7 @@ export function createContractGate(strapi: Core.Strapi) {
   function recordRefusal(ctx: Context, { startedAt }: Passage, reason: string) {
     plugin()
       .service('activity')
-      .recordRefusal({
-        at: new Date(startedAt),
-        reason,
-        sourceAddress: ctx.ip,
-        method: ctx.method,
-        path: ctx.path,
-        status: ctx.status,
-        message: (ctx.body as { error?: string } | undefined)?.error ?? '',
-      });
+      .recordRefusal(refusalOf(ctx, reason, new Date(startedAt)));
   }
 
   /** Headers first, so a stranger's body is never buffered; then the signature over the exact bytes. */
@@ -210,6 +203,17 @@ export function createContractGate(strapi: Core.Strapi) {
     );
   }
 }
+
+/** A refused request as the activity log counts it, once its `{ error }` answer is set. */
+export const refusalOf = (ctx: Context, reason: string, at = new Date()): Refusal => ({
+  at,
+  reason,
+  sourceAddress: ctx.ip,
+  method: ctx.method,
+  path: ctx.path,
+  status: ctx.status,
+  message: (ctx.body as { error?: string } | undefined)?.error ?? '',
+});
 
 export const internalErrorMessage = (requestId: string) =>
   `The site could not complete the request because of an internal error. Nothing was changed; try again, and if it persists give the site's administrator request id ${requestId}.`;

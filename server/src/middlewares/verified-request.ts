@@ -3,6 +3,7 @@ import type { Context, Next } from 'koa';
 import { errorBody } from '../contract/errors';
 import { PLUGIN_ID } from '../constants';
 import { NOT_VERIFIED_MESSAGE, verifiedRequestOf } from '../utils/verified-requests';
+import { refusalOf } from './contract-gate';
 
 /**
  * First middleware of every contract route. The routes skip Strapi's own auth (`auth: false`)
@@ -18,13 +19,5 @@ export default (_config: unknown, { strapi }: { strapi: Core.Strapi }) =>
     );
     ctx.status = 401;
     ctx.body = errorBody(NOT_VERIFIED_MESSAGE);
-    strapi.plugin(PLUGIN_ID).service('activity').recordRefusal({
-      at: new Date(),
-      reason: 'not_verified_by_gate',
-      sourceAddress: ctx.ip,
-      method: ctx.method,
-      path: ctx.path,
-      status: 401,
-      message: NOT_VERIFIED_MESSAGE,
-    });
+    strapi.plugin(PLUGIN_ID).service('activity').recordRefusal(refusalOf(ctx, 'not_verified_by_gate'));
   };

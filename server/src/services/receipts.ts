@@ -10,9 +10,9 @@ import { isLostConnection, isUniqueViolation } from '../utils/database-errors';
 export type Answer = { status: number; body: unknown };
 /** A request as the signature is bound to it: method and canonical path below the prefix. */
 export type SignedRequest = { signature: string; method: string; path: string; expiresAt: Date };
-export type Claim = { first: true } | { first: false; answer: Answer };
+type Claim = { first: true } | { first: false; answer: Answer };
 
-export const RECEIPT_UID = 'plugin::publish-bridge.request-receipt';
+const RECEIPT_UID = 'plugin::publish-bridge.request-receipt';
 
 /** How long a replay waits for the first request's answer while that one is still running. */
 const WAIT_FOR_FIRST_MS = 5_000;
@@ -23,7 +23,7 @@ const PRUNE_INTERVAL_MS = 60_000;
  * Receipts are kept this long past their timestamp's window, so instances whose clocks differ
  * by less than this never prune a receipt another instance still needs (keep them in sync).
  */
-export const RECEIPT_MARGIN_MS = 10 * 60_000;
+const RECEIPT_MARGIN_MS = 10 * 60_000;
 /** The answer status of a write that failed with a 5xx: nothing was written, the same request may run again. */
 const FAILED = 0;
 
