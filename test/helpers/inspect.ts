@@ -148,3 +148,10 @@ export function storageOf(strapi: Core.Strapi, kind: Kind) {
     isRelation: (field: string) => resource.fields[field]?.adapter === 'relation',
   };
 }
+
+/** Deletes every file of the Media Library through the upload plugin, so public/uploads is cleaned too. */
+export async function removeUploadedFiles(strapi: Core.Strapi) {
+  for (const file of await strapi.db.query('plugin::upload.file' as never).findMany({})) {
+    await strapi.plugin('upload').service('upload').remove(file);
+  }
+}

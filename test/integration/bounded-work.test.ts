@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { startImageServer, type ImageServer } from '../helpers/image-server';
 import { testDatabaseClient } from '../helpers/databases';
-import { identityRows, rowsOf, UIDS } from '../helpers/inspect';
+import { identityRows, removeUploadedFiles, rowsOf, UIDS } from '../helpers/inspect';
 import { EXAMPLE_DIR, startSite, type Site } from '../helpers/site';
 
 /**
@@ -31,9 +31,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (site) {
-    for (const file of await site.strapi.db.query(FILE_UID as never).findMany({})) {
-      await site.strapi.plugin('upload').service('upload').remove(file);
-    }
+    await removeUploadedFiles(site.strapi);
     await site.stop();
   }
   await images?.stop();

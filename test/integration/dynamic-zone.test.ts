@@ -1,4 +1,5 @@
 import { startImageServer, type ImageServer } from '../helpers/image-server';
+import { removeUploadedFiles } from '../helpers/inspect';
 import { startSite, type Site } from '../helpers/site';
 
 /**
@@ -7,7 +8,6 @@ import { startSite, type Site } from '../helpers/site';
  * of shared.rich-text, shared.media, shared.quote and shared.slider.
  */
 const STORY = 'api::story.story';
-const FILE_UID = 'plugin::upload.file';
 const FORMAT = 'plugin::publish-bridge.richtextFormat';
 
 let site: Site;
@@ -74,9 +74,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (site) {
-    for (const file of await site.strapi.db.query(FILE_UID as never).findMany({})) {
-      await site.strapi.plugin('upload').service('upload').remove(file);
-    }
+    await removeUploadedFiles(site.strapi);
     await site.stop();
   }
   await images?.stop();

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { removeUploadedFiles } from '../helpers/inspect';
 import { EXAMPLE_DIR, startSite, type Site } from '../helpers/site';
 import { JPEG_SIZE, PNG_SIZE, startImageServer, type ImageServer } from '../helpers/image-server';
 
@@ -45,10 +46,7 @@ describe('importing images into the Media Library', () => {
   afterAll(async () => {
     process.env.TMPDIR = originalTmpdir;
     if (site) {
-      // Removes the stored files from public/uploads too.
-      for (const file of await files().findMany({})) {
-        await site.strapi.plugin('upload').service('upload').remove(file);
-      }
+      await removeUploadedFiles(site.strapi);
       await site.stop();
     }
     await images?.stop();
