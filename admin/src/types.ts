@@ -69,12 +69,18 @@ export type SettingsUpdate = {
 
 export type ConnectionTestResult = {
   ok: boolean;
-  /** Absent when nothing was sent (no public URL configured). */
+  /** Absent when nothing was signed: no public URL or key, or the address did not lead back to this site. */
   url?: string;
   message: string;
   status?: number;
   durationMs?: number;
-  response?: unknown;
+  /** What the site declared in a successful handshake, parsed by the server: never another server's raw answer. */
+  handshake?: {
+    contract: string;
+    version: string;
+    site: { name: string; url: string };
+    capabilities: string[];
+  };
 };
 
 export type Pagination = { page: number; pageSize: number; pageCount: number; total: number };

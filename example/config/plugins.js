@@ -4,7 +4,8 @@ const path = require('path');
  * Posts, blog categories and authors go into the example's own blog types, as a real site
  * would have them; tags, products and product categories use the plugin's types. Set
  * PUBLISH_BRIDGE_CONTENT_TYPES=plugin to store everything in the plugin's types instead, or
- * =template to store posts in the Story type, shaped like Strapi's example-template Article.
+ * =template to store posts in the Story type, shaped like Strapi's example-template Article, or
+ * =localized to store them in the Journal type, which has Strapi's i18n on.
  */
 const SITE_CONTENT_TYPES = {
   post: {
@@ -53,7 +54,21 @@ const TEMPLATE_CONTENT_TYPES = {
   },
 };
 
-const CONTENT_TYPES = { site: SITE_CONTENT_TYPES, template: TEMPLATE_CONTENT_TYPES };
+/**
+ * PUBLISH_BRIDGE_CONTENT_TYPES=localized: posts go into the Journal, the Article's shape with
+ * Strapi's i18n on, in the locale PUBLISH_BRIDGE_LOCALE names (default: the site's default
+ * locale). Categories and authors stay where 'site' puts them.
+ */
+const LOCALIZED_CONTENT_TYPES = {
+  ...SITE_CONTENT_TYPES,
+  post: { ...SITE_CONTENT_TYPES.post, uid: 'api::journal.journal' },
+};
+
+const CONTENT_TYPES = {
+  site: SITE_CONTENT_TYPES,
+  template: TEMPLATE_CONTENT_TYPES,
+  localized: LOCALIZED_CONTENT_TYPES,
+};
 
 module.exports = ({ env }) => ({
   'users-permissions': {
@@ -85,6 +100,8 @@ module.exports = ({ env }) => ({
       timezone: env('PUBLISH_BRIDGE_TIMEZONE', 'UTC'),
       bodyTimeoutMs: env.int('PUBLISH_BRIDGE_BODY_TIMEOUT_MS', 30000),
       contentTypes: CONTENT_TYPES[env('PUBLISH_BRIDGE_CONTENT_TYPES', 'site')] ?? {},
+      // The locale posts go to in types with i18n on, e.g. "fr"; unset: the site's default locale.
+      ...(env('PUBLISH_BRIDGE_LOCALE') ? { locale: env('PUBLISH_BRIDGE_LOCALE') } : {}),
       // Image hosts on a private network, e.g. "cdn.internal,10.0.0.0/8"; public hosts need no entry.
       media: { allowedHosts: env.array('PUBLISH_BRIDGE_MEDIA_ALLOWED_HOSTS', []).filter(Boolean) },
       // The platform's log endpoint on a private network, e.g. "platform.internal"; a public one needs no entry.

@@ -5,6 +5,9 @@ const net = require('node:net');
 
 const CHUNK = Buffer.alloc(64 * 1024, 0x7b);
 const SAMPLE_MS = 20;
+const CLOSED_BY_SERVER = new Set(['EPIPE', 'ECONNRESET']);
+/** The outcome of a connection the server closed before it read the body: refused too. */
+const REFUSED_BY_CLOSING = 'closed by the server';
 
 const rssMb = (pid) =>
   Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
@@ -12,7 +15,7 @@ const rssMb = (pid) =>
 /**
  * One client that is not authenticated: headers with a wrong key and a fresh timestamp, then
  * all `bytes` of body as fast as the socket takes them, answered or not, as an attacker would.
- * Resolves with the answer's status, or with what ended the connection before an answer.
+ * Resolves with the answer's status, or with what ended the connection before an answer was read.
  */
 function sendUnauthenticated(baseUrl, path, bytes) {
   const { hostname, port } = new URL(baseUrl);
@@ -31,8 +34,12 @@ function sendUnauthenticated(baseUrl, path, bytes) {
       received += chunk.toString('latin1');
       status ??= Number(/^HTTP\/1\.1 (\d{3})/.exec(received)?.[1]) || undefined;
     });
-    socket.on('error', (error) => end(error.code ?? 'error'));
-    socket.on('close', () => end('closed'));
+    // The server refuses before the body and closes the connection: writing on then fails with
+    // EPIPE or ECONNRESET, often before its 401 has been read. Either way it was refused.
+    socket.on('error', (error) =>
+      end(CLOSED_BY_SERVER.has(error.code) ? REFUSED_BY_CLOSING : (error.code ?? 'error'))
+    );
+    socket.on('close', () => end(REFUSED_BY_CLOSING));
     socket.on('connect', async () => {
       socket.write(
         [
@@ -81,4 +88,8 @@ async function unauthenticatedBodies({ server, path, clients = 50, bytes = 10 * 
   return { clients, bytes, beforeMb: before.rss, peakMb: peak, seconds, outcomes: counts };
 }
 
-module.exports = { unauthenticatedBodies };
+/** 401, or a connection the server closed: every stranger was turned away. */
+const allRefused = ({ clients, outcomes }) =>
+  (outcomes[401] ?? 0) + (outcomes[REFUSED_BY_CLOSING] ?? 0) === clients;
+
+module.exports = { allRefused, unauthenticatedBodies };

@@ -33,4 +33,5 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   await strapi.admin.services.permission.actionProvider.registerMany(ACTIONS);
   await strapi.plugin(PLUGIN_ID).service('slug-indexes').ensure();
   await strapi.plugin(PLUGIN_ID).service('activity').prune();
+  await strapi.plugin(PLUGIN_ID).service('locales').warnIfMissing();
 };

@@ -1,7 +1,8 @@
 import type { Core } from '@strapi/strapi';
 import { PLUGIN_ID } from './constants';
 
-/** The activity log is written in batches after each answer; the last batch is written before Strapi stops. */
+/** The activity log and the answers kept for replays are written in batches; the last ones before Strapi stops. */
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
+  await strapi.plugin(PLUGIN_ID).service('receipts').flush();
   await strapi.plugin(PLUGIN_ID).service('activity').flush();
 };

@@ -3,7 +3,6 @@ import { API_KEY_ENV, MIN_KEY_LENGTH, PLUGIN_ID } from './constants';
 import { createContractGate } from './middlewares/contract-gate';
 import { applyContentApiPrefix } from './routes';
 import { holdContinueFor } from './utils/expect-continue';
-import { pathBelowPrefix } from './utils/prefix-path';
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   // Here, so a bad prefix stops the boot with its message, and before Strapi mounts the routers.
@@ -13,10 +12,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   // Middlewares added in register() run before the app's own, `strapi::body` included: the
   // only point where the exact request bytes are still unread.
   strapi.server.use(createContractGate(strapi));
-  holdContinueFor(strapi.server.httpServer, (path) => {
-    const { prefix } = strapi.config.get(`plugin::${PLUGIN_ID}`) as { prefix: string };
-    return pathBelowPrefix(path, prefix) !== undefined;
-  });
+  holdContinueFor(strapi.server.httpServer);
 };
 
 /** A weak key in the environment would protect every route with it; refuse to start instead. */

@@ -124,11 +124,12 @@ const settingsPageSteps = [
     },
   },
   {
-    name: 'runs Test connection and shows what came back',
+    name: 'runs Test connection and shows the parsed handshake',
     async run({ page, screenshot }) {
       await page.getByRole('button', { name: 'Test connection' }).click();
       await page.getByText('Connection works.').waitFor();
-      await page.getByText('"contract": "v1"').waitFor();
+      await page.getByText(/\(contract v1, version 1\.0\)/).waitFor();
+      await page.getByText('Declared capabilities').waitFor();
       await screenshot('06-test-connection');
     },
   },

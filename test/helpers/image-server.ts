@@ -17,26 +17,44 @@ function pngChunk(type: string, data: Buffer): Buffer {
   return Buffer.concat([length, typeAndData, crc]);
 }
 
-/** A valid truecolour PNG of the given size, each pixel a different shade, built byte by byte. */
-export function makePng(width: number, height: number): Buffer {
+/** A PNG of `width` × `height` with the given bit depth and colour type, from its raw filtered rows. */
+function assemblePng(width: number, height: number, bitDepth: number, colourType: number, rows: Buffer) {
   const header = Buffer.alloc(13);
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);
-  header.writeUInt8(8, 8); // bit depth
-  header.writeUInt8(2, 9); // colour type: RGB
+  header.writeUInt8(bitDepth, 8);
+  header.writeUInt8(colourType, 9);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk('IHDR', header),
+    pngChunk('IDAT', zlib.deflateSync(rows)),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+/** A valid truecolour PNG of the given size, each pixel a different shade, built byte by byte. */
+export function makePng(width: number, height: number): Buffer {
   const rows: Buffer[] = [];
   for (let y = 0; y < height; y += 1) {
     const row = Buffer.alloc(1 + width * 3); // filter byte 0, then RGB triples
     for (let x = 0; x < width; x += 1) row.set([(x * 70) % 256, (y * 90) % 256, 160], 1 + x * 3);
     rows.push(row);
   }
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    pngChunk('IHDR', header),
-    pngChunk('IDAT', zlib.deflateSync(Buffer.concat(rows))),
-    pngChunk('IEND', Buffer.alloc(0)),
-  ]);
+  return assemblePng(width, height, 8, 2, Buffer.concat(rows)); // 8 bits, colour type 2: RGB
 }
+
+/**
+ * A valid white PNG whose pixels are cheap to store but not to decode: one bit per pixel, so
+ * 16,000 × 16,000 pixels deflate to a few tens of KB while a decoder expands them to 256 million.
+ */
+export function makeBlankPng(width: number, height: number): Buffer {
+  // Filter byte 0, then every bit set (white).
+  const row = Buffer.alloc(1 + Math.ceil(width / 8), 0xff);
+  row[0] = 0;
+  return assemblePng(width, height, 1, 0, Buffer.concat(Array<Buffer>(height).fill(row))); // 1 bit, greyscale
+}
+
+export const HUGE_PNG_SIZE = { width: 16_000, height: 16_000 };
 
 export const PNG_SIZE = { width: 5, height: 3 };
 export const PNG_BYTES = makePng(PNG_SIZE.width, PNG_SIZE.height);
@@ -61,6 +79,7 @@ export type ImageServer = {
 
 export async function startImageServer(): Promise<ImageServer> {
   const jpeg = await makeJpeg();
+  let hugePng: Buffer | undefined;
   const hits = new Map<string, number>();
   let delayedNow = 0;
   let delayedMost = 0;
@@ -86,6 +105,11 @@ export async function startImageServer(): Promise<ImageServer> {
     // Any path ending in .png under /images/ serves the PNG, so tests can make URLs of their own.
     if (url.pathname.startsWith('/images/') && url.pathname.endsWith('.png')) {
       return send(200, 'image/png', PNG_BYTES);
+    }
+    // Any path ending in .png under /huge-pixels/ serves a small file of 16,000 × 16,000 pixels.
+    if (url.pathname.startsWith('/huge-pixels/') && url.pathname.endsWith('.png')) {
+      hugePng ??= makeBlankPng(HUGE_PNG_SIZE.width, HUGE_PNG_SIZE.height);
+      return send(200, 'image/png', hugePng);
     }
     // Any path ending in .png under /delayed/ serves the PNG after `?ms=` (default 200) milliseconds.
     if (url.pathname.startsWith('/delayed/') && url.pathname.endsWith('.png')) {

@@ -81,6 +81,43 @@ async function main() {
         .map((row) => `${row.resource} ${row.natural_key}`);
     },
 
+    /**
+     * Every row of the site's content (its own types, the plugin's content and registry, their
+     * join tables), in a stable order: equal snapshots mean nothing was written in between. The
+     * activity log is left out: refusals are meant to be counted there.
+     */
+    async contentSnapshot() {
+      // Answers kept for replays are written in batches after the replies: settle them first.
+      await plugin().service('receipts').flush();
+      const left = new Set([`plugin::${PLUGIN}.activity-entry`]);
+      const tables = new Set();
+      for (const [uid, meta] of strapi.db.metadata) {
+        if (left.has(uid) || !(uid.startsWith('api::') || uid.startsWith(`plugin::${PLUGIN}.`))) continue;
+        tables.add(meta.tableName);
+        for (const attribute of Object.values(meta.attributes)) {
+          if (attribute.joinTable) tables.add(attribute.joinTable.name);
+        }
+      }
+      const snapshot = {};
+      for (const table of [...tables].sort()) {
+        const rows = await strapi.db.connection(table).select('*');
+        snapshot[table] = rows.map((row) => JSON.stringify(row, Object.keys(row).sort())).sort();
+      }
+      return snapshot;
+    },
+
+    /** One document as the Document Service reads it (the draft, or `status: 'published'`). */
+    findDocument: (uid, documentId, status) => strapi.documents(uid).findOne({ documentId, status }),
+
+    /** The notes of the latest request in the activity log. */
+    async latestNotes() {
+      await plugin().service('activity').flush();
+      const [latest] = await strapi.db
+        .query(`plugin::${PLUGIN}.activity-entry`)
+        .findMany({ orderBy: { id: 'desc' }, limit: 1 });
+      return typeof latest?.notes === 'string' ? JSON.parse(latest.notes) : (latest?.notes ?? []);
+    },
+
     async stop() {
       await strapi.destroy();
       setImmediate(() => process.exit(0));

@@ -17,6 +17,8 @@ const INSTANCE_ENV = {
 
 export type Instance = {
   baseUrl: string;
+  /** The instance's process, to read its memory from /proc. */
+  pid: number;
   send(method: string, pathUnderPrefix: string, body?: object, options?: { key?: string }): Promise<Reply>;
   /** Runs one of instance-process.js's commands inside that instance. */
   call<T = unknown>(command: string, ...args: unknown[]): Promise<T>;
@@ -40,6 +42,7 @@ export async function startInstance(env: Record<string, string>): Promise<Instan
 
   const instance: Instance = {
     baseUrl,
+    pid: child.pid!,
     async send(method, pathUnderPrefix, body, options = {}) {
       const raw = body === undefined ? '' : JSON.stringify(body);
       const response = await fetch(`${baseUrl}${PREFIX}${pathUnderPrefix}`, {
@@ -62,6 +65,7 @@ export async function startInstance(env: Record<string, string>): Promise<Instan
     call<T>(command: string, ...args: unknown[]) {
       const id = (nextId += 1);
       return new Promise<T>((resolve, reject) => {
+        if (!child.connected) return reject(new Error(`${command}: the instance's process has exited`));
         const onMessage = (message: any) => {
           if (message?.id !== id) return;
           child.off('message', onMessage);

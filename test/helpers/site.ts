@@ -50,18 +50,20 @@ export type Reply = { status: number; body: any; headers: Headers };
  * database, listening on a free port. `env` overrides the site's environment (undefined
  * unsets a variable) until `stop()`, which restores it: jest reuses a worker process for
  * the next test file, and a leaked PUBLISH_BRIDGE_TIMEZONE would change its results.
+ * `beforeLoad` sees the instance before it registers and bootstraps, e.g. to watch the boot's log.
  */
-export async function startSite(env: Record<string, string | undefined> = {}): Promise<Site> {
+export async function startSite(
+  env: Record<string, string | undefined> = {},
+  beforeLoad?: (strapi: Core.Strapi) => void
+): Promise<Site> {
   const database = await createTestDatabase();
   const settings = { ...TEST_ENV, PUBLISH_BRIDGE_API_KEY: TEST_KEY, ...database.env, ...env };
   const previousEnv = Object.fromEntries(Object.keys(settings).map((name) => [name, process.env[name]]));
   applyEnv(settings);
   const { createStrapi } = require('@strapi/strapi');
-  const strapi: Core.Strapi = await createStrapi({
-    appDir: EXAMPLE_DIR,
-    distDir: EXAMPLE_DIR,
-    autoReload: false,
-  }).load();
+  const created: Core.Strapi = createStrapi({ appDir: EXAMPLE_DIR, distDir: EXAMPLE_DIR, autoReload: false });
+  beforeLoad?.(created);
+  const strapi: Core.Strapi = await created.load();
   await strapi.server.mount();
   const httpServer = strapi.server.httpServer;
   // fetch (undici) drops idle sockets after 4 s; a server that drops them at 5 s (Node's default)

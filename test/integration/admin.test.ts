@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { anonymous, loginAs, loginWithPermissions, type AdminClient } from '../helpers/admin-client';
@@ -552,14 +553,19 @@ describe('Test connection', () => {
     return reply.body.data;
   };
 
-  test('sends a signed handshake to the public URL saved on the page and shows what came back', async () => {
+  test('sends a signed handshake to the public URL saved on the page and shows the parsed handshake', async () => {
     await clearActivity();
     const saved = await saveSettings({ publicUrl: `${site.baseUrl}/` });
     expect(saved.body.data).toMatchObject({ baseUrl: `${site.baseUrl}${PREFIX}`, baseUrlSource: 'settings' });
-    const result = await runTest();
+    const result = await runTest(settingsReader);
     expect(result).toMatchObject({ ok: true, status: 200, url: `${site.baseUrl}${PREFIX}/handshake` });
-    expect(result.response).toMatchObject({ ok: true, contract: 'v1' });
-    expect(result.response.capabilities).toContain('posts.delete');
+    expect(result.handshake).toEqual({
+      contract: 'v1',
+      version: '1.0',
+      site: { name: expect.any(String), url: expect.any(String) },
+      capabilities: expect.arrayContaining(['posts.delete']),
+    });
+    expect(result).not.toHaveProperty('response');
     const rows = await activityRows();
     expect(rows.map((row) => [row.action, row.httpStatus])).toEqual([['handshake', 200]]);
     expect((await settingsView()).status.lastHandshakeAt).toBeDefined();
@@ -601,7 +607,8 @@ describe('Test connection', () => {
       site.strapi.server.app.proxy = true;
       const result = await runTest(settingsReader, { Host: forgedHost, 'X-Forwarded-Host': forgedHost });
       expect(result).toMatchObject({ ok: true, url: `${proxy.url}${PREFIX}/handshake` });
-      expect(keysSeen).toEqual([TEST_KEY]);
+      // The probe first, without the key; then the signed handshake.
+      expect(keysSeen).toEqual([undefined, TEST_KEY]);
       expect(attacker.requests).toEqual([]);
     } finally {
       await Promise.all([attacker.close(), proxy.close()]);
@@ -663,8 +670,9 @@ describe('Test connection', () => {
   });
 
   test('catches a proxy that rewrites the body', async () => {
+    // The keyless probe before the handshake has no body to rewrite.
     const proxy = await proxyTo(site.baseUrl, (_headers, body) =>
-      Buffer.from(JSON.stringify(JSON.parse(body.toString('utf8')), null, 2))
+      body.length === 0 ? body : Buffer.from(JSON.stringify(JSON.parse(body.toString('utf8')), null, 2))
     );
     try {
       site.strapi.config.set('server.url', proxy.url);
@@ -692,11 +700,149 @@ describe('Test connection', () => {
     try {
       site.strapi.config.set('server.url', webPage.url);
       const notStrapi = await runTest();
-      expect(notStrapi).toMatchObject({ ok: false, status: 200, response: '<html>Welcome to nginx</html>' });
-      expect(notStrapi.message).toContain('not JSON');
+      expect(notStrapi.ok).toBe(false);
+      expect(notStrapi.message).toContain('does not lead back to this Strapi');
+      expect(JSON.stringify(notStrapi)).not.toContain('Welcome to nginx');
     } finally {
       await webPage.close();
     }
+  });
+});
+
+describe('Test connection sends the key only to an address that leads back to this site', () => {
+  const ENV_KEY = 'pb_environment_key_5d4c3b2a19080706f5e4d3c2';
+  const LISTENER_MARKER = 'reply-of-the-foreign-listener';
+  type Seen = { method?: string; path?: string; headers: http.IncomingHttpHeaders; body: string };
+
+  /** A server of someone else's that answers every request like a plausible site, and notes everything. */
+  async function foreignSite() {
+    const seen: Seen[] = [];
+    const server = await listen((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk) => chunks.push(chunk));
+      req.on('end', () => {
+        seen.push({
+          method: req.method,
+          path: req.url,
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString(),
+        });
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            ok: true,
+            contract: 'v1',
+            version: '1.0',
+            site: { name: LISTENER_MARKER, url: 'https://fake.example' },
+            capabilities: ['posts.delete'],
+            probe: '0'.repeat(64),
+            error: LISTENER_MARKER,
+          })
+        );
+      });
+    });
+    return { ...server, seen };
+  }
+
+  const runTest = async (client: AdminClient) => {
+    const reply = await client.request('POST', '/publish-bridge/connection-test');
+    expect(reply.status).toBe(200);
+    return reply.body.data;
+  };
+
+  const expectNothingSecretSent = (seen: Seen[], key: string) => {
+    for (const request of seen) {
+      const authHeaders = Object.keys(request.headers).filter((name) =>
+        ['x-api-key', 'x-publisher-signature', 'x-publisher-timestamp'].includes(name)
+      );
+      expect({ path: request.path, authHeaders }).toEqual({ path: request.path, authHeaders: [] });
+      expect(JSON.stringify(request)).not.toContain(key);
+    }
+  };
+
+  beforeAll(async () => {
+    await saveSettings({ connectionKey: { value: TEST_KEY } });
+  });
+  afterEach(async () => {
+    delete process.env.PUBLISH_BRIDGE_API_KEY;
+    await saveSettings({ publicUrl: '' });
+  });
+
+  test('a foreign listener as Public URL receives neither the key nor a signature, and its reply is not shown', async () => {
+    const foreign = await foreignSite();
+    try {
+      await saveSettings({ publicUrl: foreign.url });
+      const result = await runTest(settingsReader);
+      expect(foreign.seen.length).toBeGreaterThan(0);
+      expectNothingSecretSent(foreign.seen, TEST_KEY);
+      expect(result.ok).toBe(false);
+      expect(result.message).toContain('The Public URL does not lead back to this Strapi');
+      expect(result).not.toHaveProperty('response');
+      expect(result).not.toHaveProperty('handshake');
+      expect(JSON.stringify(result)).not.toContain(LISTENER_MARKER);
+    } finally {
+      await foreign.close();
+    }
+  });
+
+  test('a key managed by the environment is not sent to a foreign listener either, and works with the site itself', async () => {
+    process.env.PUBLISH_BRIDGE_API_KEY = ENV_KEY;
+    expect((await settingsView()).connectionKey.managedByEnvironment).toBe(true);
+    const foreign = await foreignSite();
+    try {
+      await saveSettings({ publicUrl: foreign.url });
+      const refused = await runTest(settingsReader);
+      expectNothingSecretSent(foreign.seen, ENV_KEY);
+      expect(refused.ok).toBe(false);
+      expect(refused.message).toContain('The Public URL does not lead back to this Strapi');
+      expect(JSON.stringify(refused)).not.toContain(LISTENER_MARKER);
+    } finally {
+      await foreign.close();
+    }
+    await saveSettings({ publicUrl: site.baseUrl });
+    const works = await runTest(settingsReader);
+    expect(works).toMatchObject({ ok: true, status: 200, handshake: { contract: 'v1' } });
+  });
+
+  test('the probe answers anyone without authentication, reveals no key, writes nothing, and opens no other route', async () => {
+    await clearActivity();
+    const nonce = 'a'.repeat(64);
+    const probe = await site.send('GET', `/connection-probe/${nonce}`, undefined, { unsigned: true });
+    expect(probe.status).toBe(200);
+    expect(probe.body).toEqual({ probe: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(JSON.stringify(probe.body)).not.toContain(TEST_KEY);
+    // Keyed with a random secret of the site's store, not with anything of the connection key, so
+    // an answer anyone can ask for gives nothing to test guesses of a key against.
+    const secret = await site.strapi
+      .store({ type: 'plugin', name: 'publish-bridge' })
+      .get({ key: 'probeSecret' });
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(probe.body.probe).toBe(
+      createHmac('sha256', secret as string)
+        .update(nonce)
+        .digest('hex')
+    );
+    const again = await site.send('GET', `/connection-probe/${nonce}`, undefined, { unsigned: true });
+    expect(again.body).toEqual(probe.body);
+    const other = await site.send('GET', `/connection-probe/${'b'.repeat(64)}`, undefined, {
+      unsigned: true,
+    });
+    expect(other.body.probe).not.toBe(probe.body.probe);
+    for (const [method, path] of [
+      ['GET', '/connection-probe/short'],
+      ['POST', `/connection-probe/${nonce}`],
+      ['GET', `/connection-probe/${nonce}/x`],
+      ['GET', '/pages'],
+      ['POST', '/handshake'],
+    ]) {
+      const reply = await site.send(method, path, undefined, { unsigned: true });
+      expect({ method, path, status: reply.status }).toEqual({ method, path, status: 401 });
+      expect(reply.body).toEqual({ error: expect.any(String) });
+    }
+    const rows = await activityRows();
+    expect(
+      rows.filter((row) => String(row.path).includes('connection-probe') && row.httpStatus === 200)
+    ).toEqual([]);
   });
 });
 

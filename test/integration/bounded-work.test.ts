@@ -1,7 +1,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { startImageServer, type ImageServer } from '../helpers/image-server';
-import { testDatabaseClient } from '../helpers/databases';
+import { HUGE_PNG_SIZE, startImageServer, type ImageServer } from '../helpers/image-server';
+import { createTestDatabase, testDatabaseClient } from '../helpers/databases';
+import { startInstance } from '../helpers/instances';
 import { identityRows, removeUploadedFiles, rowsOf, UIDS } from '../helpers/inspect';
 import { EXAMPLE_DIR, startSite, type Site } from '../helpers/site';
 
@@ -231,7 +232,104 @@ describe('deeply nested HTML', () => {
     expect(stored[0]).toEqual({ type: 'paragraph', children: [{ type: 'text', text: 'Intro' }] });
     expect(stored[1]).toMatchObject({ type: 'code', language: 'html' });
     expect(content).toContain(stored[1].children[0].text);
-    expect(await latestNotes()).toContain('content: markup nested deeper than 32 levels was kept as HTML.');
+    // 100,000 elements are more than the parser reads for content.maxBlocks (2,000 blocks, 50,000
+    // elements): the deep part is kept by that bound before the nesting limit is reached.
+    expect(await latestNotes()).toEqual([
+      expect.stringMatching(/^content: the HTML is longer than content\.maxBlocks/),
+    ]);
+  });
+});
+
+describe('a body of many small blocks', () => {
+  /** Resident memory of a process, read from /proc: the site's own, whatever the test process holds. */
+  const residentMb = async (pid: number) =>
+    Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(await fs.readFile(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+
+  it('answers 200 for 500,000 paragraphs, converts the first content.maxBlocks and keeps the rest as one HTML block, the server growing by less than 200 MB at its peak', async () => {
+    const count = 500_000;
+    const content = '<p>a</p>'.repeat(count);
+    const { maxBlocks } = site.strapi.config.get('plugin::publish-bridge.content') as { maxBlocks: number };
+    // A site in its own process, so its memory is not the test runner's, sampled from outside
+    // every 20 ms: the peak is seen even while the site's event loop is busy.
+    const database = await createTestDatabase();
+    const instance = await startInstance({ ...database.env, PUBLISH_BRIDGE_CONTENT_TYPES: 'site' });
+    try {
+      const before = await residentMb(instance.pid);
+      let peak = before;
+      const sampler = setInterval(() => {
+        residentMb(instance.pid).then(
+          (now) => (peak = Math.max(peak, now)),
+          () => {}
+        );
+      }, 20);
+      const started = Date.now();
+      let reply;
+      try {
+        reply = await instance.send('POST', '/posts', {
+          title: 'Many paragraphs',
+          status: 'publish',
+          content,
+        });
+      } finally {
+        clearInterval(sampler);
+      }
+      peak = Math.max(peak, await residentMb(instance.pid));
+      console.log(
+        `${count} paragraphs: ${Date.now() - started} ms, server peak ${(peak - before).toFixed(0)} MB over ${before.toFixed(0)} MB`
+      );
+
+      expect(reply.status).toBe(200);
+      expect(peak - before).toBeLessThan(200);
+      const { content: stored } = await instance.call<any>('findDocument', ARTICLE, reply.body.id);
+      expect(stored).toHaveLength(maxBlocks + 1);
+      expect(stored[maxBlocks - 1]).toEqual({ type: 'paragraph', children: [{ type: 'text', text: 'a' }] });
+      expect(stored[maxBlocks]).toMatchObject({ type: 'code', language: 'html' });
+      expect(stored[maxBlocks].children[0].text).toBe('<p>a</p>'.repeat(count - maxBlocks));
+      expect(await instance.call('latestNotes')).toContain(
+        `content: the HTML is longer than content.maxBlocks lets the site convert (${maxBlocks} blocks, or ${maxBlocks * 25} HTML elements); the first part was converted and the rest kept as one HTML code block. Raise content.maxBlocks in the plugin config to convert more.`
+      );
+    } finally {
+      await instance.stop();
+      await database.drop();
+    }
+  });
+});
+
+describe('images of too many pixels', () => {
+  it('publishes the post without a 16,000 × 16,000 cover and inline image, uploads neither and names them in notes', async () => {
+    const files = () => site.strapi.db.query(FILE_UID as never).count();
+    const filesBefore = await files();
+    const cover = images.url('/huge-pixels/cover.png');
+    const inline = images.url('/huge-pixels/inline.png');
+
+    const started = Date.now();
+    const cpuBefore = process.cpuUsage();
+    const reply = await site.send('POST', '/posts', {
+      title: 'Huge pictures',
+      status: 'publish',
+      featured_image: cover,
+      content: `<p>Intro</p><img src="${inline}" alt="">`,
+    });
+    const cpu = process.cpuUsage(cpuBefore);
+    console.log(
+      `two ${HUGE_PNG_SIZE.width} × ${HUGE_PNG_SIZE.height} PNGs: ${Date.now() - started} ms, ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms of CPU`
+    );
+
+    expect(reply.status).toBe(200);
+    expect(images.hits('/huge-pixels/cover.png')).toBe(1);
+    expect(images.hits('/huge-pixels/inline.png')).toBe(1);
+    expect(await files()).toBe(filesBefore);
+    const article = await documents().findOne({ documentId: reply.body.id, populate: ['cover'] });
+    expect(article.cover).toBeNull();
+    expect(article.content.map((block: { type: string }) => block.type)).toEqual(['paragraph', 'code']);
+    const refusal =
+      'the image is 16000 × 16000 pixels (256 megapixels), over the 40 megapixel limit (media.maxPixels)';
+    expect(await latestNotes()).toEqual(
+      expect.arrayContaining([
+        `featured_image: the image ${cover} was not imported (${refusal}).`,
+        `content: the image ${inline} was not imported (${refusal}); it stays as HTML.`,
+      ])
+    );
   });
 });
 

@@ -366,62 +366,97 @@ describe('an exact replay of a signed write gets the first answer and does not r
     expect((await postsStored()) - rowsBefore).toBe(2);
   });
 
-  it('a replayed delete answers as the first did; the same signature on another path is refused', async () => {
-    const ids = [];
-    for (const title of ['Delete me', 'Keep me']) {
-      ids.push((await site.send('POST', '/posts', { title, content: '<p>x</p>', status: 'draft' })).body.id);
-    }
+  it('a replayed delete answers as the first did and deletes nothing more', async () => {
+    const id = (
+      await site.send('POST', '/posts', { title: 'Delete me', content: '<p>x</p>', status: 'draft' })
+    ).body.id;
     const headers = signedHeaders('');
-    const first = await rawRequest(site.baseUrl, 'DELETE', `${PREFIX}/posts/${ids[0]}`, '', headers);
-    const replay = await rawRequest(site.baseUrl, 'DELETE', `${PREFIX}/posts/${ids[0]}`, '', headers);
-    const elsewhere = await rawRequest(site.baseUrl, 'DELETE', `${PREFIX}/posts/${ids[1]}`, '', headers);
-    expect(first).toMatchObject({ status: 200, body: { id: ids[0], deleted: true } });
+    const first = await rawRequest(site.baseUrl, 'DELETE', `${PREFIX}/posts/${id}`, '', headers);
+    const replay = await rawRequest(site.baseUrl, 'DELETE', `${PREFIX}/posts/${id}`, '', headers);
+    expect(first).toMatchObject({ status: 200, body: { id, deleted: true } });
     expect(replay).toMatchObject({ status: 200, body: first.body });
-    expect(elsewhere).toMatchObject({
-      status: 401,
-      body: { error: expect.stringMatching(/already used for DELETE \/posts\//) },
-    });
-    expect((await site.send('PUT', `/posts/${ids[1]}`, { status: 'draft' })).status).toBe(200);
   });
 
-  it("a read's headers (empty body) cannot authorise a delete, and a status change cannot be moved to another post", async () => {
-    const target = (
-      await site.send('POST', '/posts', { title: 'Target', content: '<p>x</p>', status: 'publish' })
+  it('a replayed update sent to another spelling of the id (trailing spaces, an accented letter) reaches no post', async () => {
+    const id = (
+      await site.send('POST', '/posts', { title: 'Captured', content: '<p>x</p>', status: 'draft' })
     ).body.id;
-    const other = (
-      await site.send('POST', '/posts', { title: 'Other', content: '<p>x</p>', status: 'publish' })
-    ).body.id;
-    const readHeaders = signedHeaders('');
-    expect(
-      (await rawRequest(site.baseUrl, 'GET', `${PREFIX}/pages?per_page=1`, '', readHeaders)).status
-    ).toBe(200);
-    // The same read again is served (it changes nothing); a write with those headers is refused.
-    expect(
-      (await rawRequest(site.baseUrl, 'GET', `${PREFIX}/pages?per_page=2`, '', readHeaders)).status
-    ).toBe(200);
-    const deletion = await rawRequest(site.baseUrl, 'DELETE', `${PREFIX}/posts/${target}`, '', readHeaders);
-    expect(deletion).toMatchObject({
-      status: 401,
-      body: { error: expect.stringMatching(/already used for GET \/pages/) },
-    });
+    const body = JSON.stringify({ title: 'Captured update' });
+    const headers = signedHeaders(body);
+    expect((await rawRequest(site.baseUrl, 'PUT', `${PREFIX}/posts/${id}`, body, headers)).status).toBe(200);
+    expect((await site.send('PUT', `/posts/${id}`, { title: 'Later edit' })).status).toBe(200);
+    // MariaDB's default collation ignores trailing spaces and accents: these would match the id there.
+    const accented = encodeURIComponent(
+      `${id.replace(/[a-z]/, (letter: string) => `${letter}\u0301`).normalize('NFC')}`
+    );
+    for (const spelling of [`${id}%20`, `${id}%20%20%20`, accented, id.toUpperCase()]) {
+      const replay = await rawRequest(site.baseUrl, 'PUT', `${PREFIX}/posts/${spelling}`, body, headers);
+      expect({ spelling, status: replay.status }).toEqual({
+        spelling,
+        status: spelling === id.toUpperCase() ? 200 : 404,
+      });
+    }
+    const stored = await site.strapi
+      .documents(storageOf(site.strapi, 'post').uid as never)
+      .findOne({ documentId: id } as never);
+    expect((stored as unknown as { title: string }).title).toBe('Later edit');
+  });
 
-    const unpublish = JSON.stringify({ status: 'draft' });
-    const unpublishHeaders = signedHeaders(unpublish);
-    expect(
-      (await rawRequest(site.baseUrl, 'PUT', `${PREFIX}/posts/${other}`, unpublish, unpublishHeaders)).status
-    ).toBe(200);
-    const moved = await rawRequest(
+  /**
+   * The contract signs the timestamp and the body only: a bulk action sends the same body to
+   * several posts, often in the same millisecond, so their signatures are identical. Each is a
+   * request of its own and must be served; only the same request presented again is a replay.
+   */
+  it('ten PUTs and ten DELETEs with the same body and timestamp to ten posts, sent at once, all succeed; their replays run nothing', async () => {
+    const uid = storageOf(site.strapi, 'post').uid;
+    const ids: string[] = [];
+    for (let index = 0; index < 10; index += 1) {
+      const created = await site.send('POST', '/posts', {
+        title: `Bulk ${index}`,
+        content: '<p>x</p>',
+        status: 'publish',
+      });
+      ids.push(created.body.id);
+    }
+    const isPublished = async (id: string) =>
+      (await site.strapi
+        .documents(uid as never)
+        .findOne({ documentId: id, status: 'published' } as never)) !== null;
+
+    const toDraft = JSON.stringify({ status: 'draft' });
+    const putHeaders = signedHeaders(toDraft);
+    const puts = await Promise.all(
+      ids.map((id) => rawRequest(site.baseUrl, 'PUT', `${PREFIX}/posts/${id}`, toDraft, putHeaders))
+    );
+    expect(puts.map((reply) => reply.status)).toEqual(Array(10).fill(200));
+    expect(puts.map((reply) => reply.body.id)).toEqual(ids);
+    for (const id of ids) expect(await isPublished(id)).toBe(false);
+
+    // Published again afresh; the replay of the first PUT must not set it to draft a second time.
+    expect((await site.send('PUT', `/posts/${ids[0]}`, { status: 'publish' })).status).toBe(200);
+    const replayedPut = await rawRequest(
       site.baseUrl,
       'PUT',
-      `${PREFIX}/posts/${target}`,
-      unpublish,
-      unpublishHeaders
+      `${PREFIX}/posts/${ids[0]}`,
+      toDraft,
+      putHeaders
     );
-    expect(moved.status).toBe(401);
-    const published = await site.strapi
-      .documents(storageOf(site.strapi, 'post').uid as never)
-      .findOne({ documentId: target, status: 'published' } as never);
-    expect(published).not.toBeNull();
+    expect(replayedPut).toMatchObject({ status: 200, body: puts[0].body });
+    expect(await isPublished(ids[0])).toBe(true);
+
+    const deleteHeaders = signedHeaders('');
+    const deletes = await Promise.all(
+      ids.map((id) => rawRequest(site.baseUrl, 'DELETE', `${PREFIX}/posts/${id}`, '', deleteHeaders))
+    );
+    expect(deletes.map((reply) => reply.status)).toEqual(Array(10).fill(200));
+    expect(deletes.map((reply) => reply.body)).toEqual(ids.map((id) => ({ id, deleted: true })));
+    const replayedDeletes = await Promise.all(
+      ids.map((id) => rawRequest(site.baseUrl, 'DELETE', `${PREFIX}/posts/${id}`, '', deleteHeaders))
+    );
+    expect(replayedDeletes.map((reply) => reply.body)).toEqual(deletes.map((reply) => reply.body));
+    for (const id of ids) {
+      expect(await site.strapi.documents(uid as never).findOne({ documentId: id } as never)).toBeNull();
+    }
   });
 
   it('a body that arrives after the timestamp window closed is refused, so an expired receipt cannot be reused', async () => {
@@ -454,7 +489,7 @@ describe('an exact replay of a signed write gets the first answer and does not r
     }
   });
 
-  it('after a 5xx the same request may run again, and its signature still authorises nothing else', async () => {
+  it('after a 5xx the same request may run again, and once it succeeded a replay gets its answer', async () => {
     const body = JSON.stringify({ title: 'Failed once', content: '<p>x</p>', status: 'draft' });
     const headers = signedHeaders(body);
     const refuse = () => {
@@ -469,11 +504,6 @@ describe('an exact replay of a signed write gets the first answer and does not r
       (unsubscribe as unknown as () => void)();
     }
     expect(failed.status).toBe(500);
-    const elsewhere = await rawRequest(site.baseUrl, 'PUT', `${PREFIX}/posts/anything`, body, headers);
-    expect(elsewhere).toMatchObject({
-      status: 401,
-      body: { error: expect.stringMatching(/already used for POST/) },
-    });
     const retried = await rawRequest(site.baseUrl, 'POST', `${PREFIX}/posts`, body, headers);
     expect(retried.status).toBe(200);
     const replayed = await rawRequest(site.baseUrl, 'POST', `${PREFIX}/posts`, body, headers);

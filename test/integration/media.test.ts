@@ -61,6 +61,7 @@ describe('importing images into the Media Library', () => {
       importInlineImages: true,
       maxInlineImages: 20,
       concurrentDownloads: 4,
+      maxPixels: 40_000_000,
     });
   });
 

@@ -7,6 +7,10 @@ describe('plugin config validation at boot', () => {
     expect(validate({})).not.toThrow();
   });
 
+  test.each(['en', 'fr-FR', 'zh-Hans', 'es-419'])('locale %j is accepted', (locale) => {
+    expect(validate({ locale })).not.toThrow();
+  });
+
   test.each([
     [{ prefix: 'api/publish-bridge' }, /prefix: must be a path starting with "\/"/],
     [{ prefix: '/api/publish-bridge/' }, /prefix: must be a path starting with "\/" and not ending with "\/"/],
@@ -16,6 +20,10 @@ describe('plugin config validation at boot', () => {
     [{ urlTemplates: { post: 'https://example.com/blog/' } }, /urlTemplates\.post: must be an absolute http\(s\) URL containing \{slug\} or \{id\}/],
     [{ timezone: 'Mars/Olympus' }, /timezone: must be an IANA time zone/],
     [{ richtextFormat: 'rtf' }, /richtextFormat/],
+    [{ content: { maxBlocks: 0 } }, /content\.maxBlocks/],
+    [{ media: { ...config.default.media, maxPixels: 300_000_000 } }, /media\.maxPixels/],
+    [{ locale: 'French' }, /locale: must be a locale code of the site, such as "en" or "fr-FR"/],
+    [{ locale: '' }, /locale: must be a locale code/],
     [{ contentTypes: { post: { uid: 'api::article.article' } } }, /contentTypes\.post\.fields/],
     [{ contentTypes: { comment: { uid: 'api::comment.comment', fields: {} } } }, /contentTypes/],
     [{ secretKey: 'x' }, /secretKey|Unrecognized key/],

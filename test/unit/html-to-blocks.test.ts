@@ -3,9 +3,11 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import {
   blocksToPlainText,
-  collectImageSources,
   htmlToBlocks,
+  imageSources,
   MAX_NESTING,
+  NODES_PER_BLOCK,
+  resolveImages,
   type BlockNode,
   type InlineNode,
   type ListNode,
@@ -514,14 +516,124 @@ describe('htmlToBlocks', () => {
   });
 });
 
-describe('collectImageSources', () => {
+describe('imageSources', () => {
   it('lists the unique src of every image that becomes an image block, in document order', () => {
     const html = `
       <p><img src="/b.png"> <img src="https://cdn.example.com/a.png?x=1&amp;y=2"></p>
       <figure><img src="/c.png"><figcaption>C</figcaption></figure>
       <img src="/b.png"><img alt="no src">
       <table><tr><td><img src="/in-table.png"></td></tr></table>`;
-    expect(collectImageSources(html)).toEqual(['/b.png', 'https://cdn.example.com/a.png?x=1&y=2', '/c.png']);
+    expect(imageSources(htmlToBlocks(html))).toEqual(['/b.png', 'https://cdn.example.com/a.png?x=1&y=2', '/c.png']);
+  });
+});
+
+describe('resolveImages', () => {
+  const html =
+    '<iframe src="/1"></iframe><img src="/a.png" alt="A"><table><tr><td>t</td></tr></table>' +
+    '<figure><img src="/b.png"><figcaption>B</figcaption></figure>';
+
+  it('gives each image block the file the lookup gives, with the alt text and caption of the HTML', () => {
+    const files: Record<string, { url: string; id: number }> = {
+      '/a.png': { url: '/uploads/a.png', id: 1 },
+      '/b.png': { url: '/uploads/b.png', id: 2 },
+    };
+    const lookups: string[][] = [];
+    const { blocks, fallbacks } = resolveImages(htmlToBlocks(html), (src, alt) => {
+      lookups.push([src, alt]);
+      return { ...files[src], alternativeText: alt };
+    });
+    expect(lookups).toEqual([
+      ['/a.png', 'A'],
+      ['/b.png', 'B'],
+    ]);
+    expect(blocks.filter((block) => block.type === 'image')).toEqual([
+      {
+        type: 'image',
+        image: { url: '/uploads/a.png', id: 1, alternativeText: 'A' },
+        children: [{ type: 'text', text: '' }],
+      },
+      {
+        type: 'image',
+        image: { url: '/uploads/b.png', id: 2, alternativeText: 'B', caption: 'B' },
+        children: [{ type: 'text', text: '' }],
+      },
+    ]);
+    expect(fallbacks.map((fallback) => fallback.tag)).toEqual(['iframe', 'table']);
+  });
+
+  it('keeps an image the lookup does not know as its HTML, its fallback in document order', () => {
+    const resolved = resolveImages(htmlToBlocks(html), () => undefined);
+    expect(resolved.fallbacks.map((fallback) => fallback.tag)).toEqual(['iframe', 'img', 'table', 'figure']);
+    expect(resolved.blocks[3]).toEqual({
+      type: 'code',
+      language: 'html',
+      children: [{ type: 'text', text: '<figure><img src="/b.png"><figcaption>B</figcaption></figure>' }],
+    });
+    expect(resolved).toEqual(htmlToBlocks(html, { resolveImage: () => undefined }));
+  });
+});
+
+describe('maxBlocks', () => {
+  it('converts the first maxBlocks blocks and keeps the rest verbatim as one HTML code block', () => {
+    const html = '<p>1</p><p>2</p>\n<p>3</p><p>4</p>';
+    const { blocks, blockLimitReached } = htmlToBlocks(html, { maxBlocks: 2 });
+    expect(blocks).toEqual([
+      { type: 'paragraph', children: [{ type: 'text', text: '1' }] },
+      { type: 'paragraph', children: [{ type: 'text', text: '2' }] },
+      { type: 'code', language: 'html', children: [{ type: 'text', text: '<p>3</p><p>4</p>' }] },
+    ]);
+    expect(blockLimitReached).toBe(true);
+    expectSavable(blocks);
+  });
+
+  it('reports nothing when the HTML has maxBlocks blocks or fewer', () => {
+    expect(htmlToBlocks('<p>1</p><p>2</p>', { maxBlocks: 2 })).toEqual(htmlToBlocks('<p>1</p><p>2</p>'));
+  });
+
+  it('keeps a top-level element whole when its blocks would pass the limit', () => {
+    const html = '<p>1</p><div><p>2</p><p>3</p></div><p>4</p>';
+    const { blocks } = htmlToBlocks(html, { maxBlocks: 2 });
+    expect(blocks).toEqual([
+      { type: 'paragraph', children: [{ type: 'text', text: '1' }] },
+      {
+        type: 'code',
+        language: 'html',
+        children: [{ type: 'text', text: '<div><p>2</p><p>3</p></div><p>4</p>' }],
+      },
+    ]);
+  });
+
+  it('keeps loose text read before the element that passes the limit', () => {
+    const { blocks } = htmlToBlocks('<p>1</p>loose <b>text</b><div><p>2</p><p>3</p></div>', { maxBlocks: 2 });
+    expect(blocks).toEqual([
+      { type: 'paragraph', children: [{ type: 'text', text: '1' }] },
+      {
+        type: 'paragraph',
+        children: [
+          { type: 'text', text: 'loose ' },
+          { type: 'text', text: 'text', bold: true },
+        ],
+      },
+      { type: 'code', language: 'html', children: [{ type: 'text', text: '<div><p>2</p><p>3</p></div>' }] },
+    ]);
+  });
+
+  it('stops parsing at the node budget inside one large element, keeping that element whole', () => {
+    const inner = '<p>x</p>'.repeat(NODES_PER_BLOCK * 5);
+    const html = `<p>first</p><div>${inner}</div>`;
+    const { blocks, blockLimitReached } = htmlToBlocks(html, { maxBlocks: 10 });
+    expect(blocks).toHaveLength(2);
+    expect(blocks[1]).toEqual({
+      type: 'code',
+      language: 'html',
+      children: [{ type: 'text', text: `<div>${inner}</div>` }],
+    });
+    expect(blockLimitReached).toBe(true);
+  });
+
+  it('lists no image of the kept rest', () => {
+    const html = '<img src="/a.png"><p>x</p><img src="/b.png">';
+    expect(imageSources(htmlToBlocks(html, { maxBlocks: 2 }))).toEqual(['/a.png']);
   });
 });
 
@@ -660,9 +772,9 @@ describe('deep nesting', () => {
 
   it('collects no images from beyond the limit', () => {
     const image = '<img src="https://cdn.example.com/deep.png" alt="">';
-    expect(collectImageSources(nested('<div>', '</div>', MAX_NESTING - 1, image))).toEqual([
+    expect(imageSources(htmlToBlocks(nested('<div>', '</div>', MAX_NESTING - 1, image)))).toEqual([
       'https://cdn.example.com/deep.png',
     ]);
-    expect(collectImageSources(nested('<div>', '</div>', MAX_NESTING, image))).toEqual([]);
+    expect(imageSources(htmlToBlocks(nested('<div>', '</div>', MAX_NESTING, image)))).toEqual([]);
   });
 });

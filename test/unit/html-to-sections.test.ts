@@ -207,3 +207,14 @@ describe('mergeZone', () => {
     expect(mergeZone([], [text('a')], isGenerated)).toEqual([text('a')]);
   });
 });
+
+describe('htmlToSections: maxBlocks', () => {
+  it('parses only as far as the Blocks converter would and keeps the rest, unparsed, in the last text section', () => {
+    const html = '<p>1</p><img src="/a.png"><p>2</p><img src="/b.png"><p>3</p>';
+    expect(htmlToSections(html, { image: () => true, maxBlocks: 3 })).toEqual([
+      { type: 'text', html: '<p>1</p>' },
+      { type: 'image', src: '/a.png', alt: '' },
+      { type: 'text', html: '<p>2</p><img src="/b.png"><p>3</p>' },
+    ]);
+  });
+});

@@ -1,4 +1,4 @@
-import { Alert, Box, Button, Field, Flex, JSONInput, Typography } from '@strapi/design-system';
+import { Alert, Box, Button, Flex, Typography } from '@strapi/design-system';
 import { Play } from '@strapi/icons';
 import { useAPIErrorHandler, useNotification } from '@strapi/strapi/admin';
 import { useIntl } from 'react-intl';
@@ -7,8 +7,9 @@ import type { ConnectionTestResult } from '../types';
 import { getTranslation } from '../utils/getTranslation';
 
 /**
- * "Test connection": the server signs a handshake and sends it to its own configured public base
- * URL. Without one it sends nothing and its message says what to set, so the button stays enabled.
+ * "Test connection": the server first checks with a keyless probe that its configured public base
+ * URL leads back to this site, then signs a handshake and sends it there. Without a URL, or when
+ * the URL leads elsewhere, it sends no key and its message says what to fix, so the button stays enabled.
  */
 export const TestConnectionButton = ({ disabled }: { disabled?: boolean }) => {
   const { formatMessage } = useIntl();
@@ -32,7 +33,7 @@ export const TestConnectionButton = ({ disabled }: { disabled?: boolean }) => {
   );
 };
 
-/** The last test's outcome, with the answer that came back so a proxy's changes are visible. */
+/** The last test's outcome, with what the handshake declared; never the raw answer of another server. */
 export const TestConnectionResult = () => {
   const { formatMessage } = useIntl();
   const [, { data: result, reset }] = useTestPublishBridgeConnectionMutation({
@@ -55,26 +56,13 @@ export const TestConnectionResult = () => {
         {result.message}
       </Alert>
       <ResultFacts result={result} />
-      {result.response !== undefined ? (
-        <Field.Root name="connection-test-response">
-          <Field.Label>
-            {formatMessage({ id: getTranslation('test.response'), defaultMessage: 'What came back' })}
-          </Field.Label>
-          <JSONInput
-            value={
-              typeof result.response === 'string' ? result.response : JSON.stringify(result.response, null, 2)
-            }
-            disabled
-            maxHeight="20rem"
-          />
-        </Field.Root>
-      ) : null}
     </Flex>
   );
 };
 
 const ResultFacts = ({ result }: { result: ConnectionTestResult }) => {
   const { formatMessage } = useIntl();
+  const { handshake } = result;
   const facts = [
     result.url !== undefined
       ? [formatMessage({ id: getTranslation('test.url'), defaultMessage: 'Sent to' }), `POST ${result.url}`]
@@ -89,6 +77,19 @@ const ResultFacts = ({ result }: { result: ConnectionTestResult }) => {
       ? [
           formatMessage({ id: getTranslation('test.duration'), defaultMessage: 'Round trip' }),
           `${result.durationMs} ms`,
+        ]
+      : undefined,
+    handshake
+      ? [
+          formatMessage({ id: getTranslation('test.site'), defaultMessage: 'Site' }),
+          `${handshake.site.name} (contract ${handshake.contract}, version ${handshake.version})`,
+        ]
+      : undefined,
+    handshake
+      ? [
+          formatMessage({ id: getTranslation('test.capabilities'), defaultMessage: 'Declared capabilities' }),
+          handshake.capabilities.join(', ') ||
+            formatMessage({ id: getTranslation('test.capabilities.none'), defaultMessage: 'none' }),
         ]
       : undefined,
   ].filter((fact): fact is string[] => Boolean(fact));

@@ -85,6 +85,16 @@ export const pluginConfigSchema = z
     site: z.object({ name: z.string().optional(), url: z.string().optional() }),
     /** What HTML becomes in a `richtext` attribute: kept as HTML, or converted to Markdown. */
     richtextFormat: z.enum(['html', 'markdown']),
+    /**
+     * The locale written, listed and deleted in mapped types with Strapi's i18n on; unset: the
+     * site's default locale. Checked against the site's locales when used (they can change at run time).
+     */
+    locale: z
+      .string()
+      .regex(/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/, {
+        error: 'must be a locale code of the site, such as "en" or "fr-FR"',
+      })
+      .optional(),
     /** Resources stored in the site's own content types instead of the plugin's. */
     contentTypes: z.partialRecord(z.enum(RESOURCE_KINDS), contentTypeMapping),
     /** How long a read of the stored settings may be reused; bounds how long two instances disagree. */
@@ -103,6 +113,12 @@ export const pluginConfigSchema = z
     platform: z.object({ timeoutMs: z.number().int().min(500).max(120_000), allowedHosts }).strict(),
     /** How long "Test connection" waits for the site's own handshake through its public URL. */
     connectionTest: z.object({ timeoutMs: z.number().int().min(500).max(120_000) }).strict(),
+    /**
+     * Bounds the conversion of a request's HTML (Blocks, Markdown, dynamic-zone sections): past
+     * `maxBlocks` blocks the rest is kept verbatim as one HTML block, and the parser reads at most
+     * 25 nodes per allowed block.
+     */
+    content: z.object({ maxBlocks: z.number().int().min(10).max(1_000_000) }).strict(),
     /** Image import: hosts or addresses (IP, CIDR) that may be private, and limits of downloads. */
     media: z
       .object({
@@ -122,6 +138,11 @@ export const pluginConfigSchema = z
         maxInlineImages: z.number().int().min(0).max(1000),
         /** Downloads one request runs at the same time. */
         concurrentDownloads: z.number().int().min(1).max(32),
+        /**
+         * Pixels (width × height, read from the file's header) an image may have: Strapi decodes
+         * every pixel to make its thumbnails, seconds of CPU per hundred megapixels.
+         */
+        maxPixels: z.number().int().min(1_000_000).max(268_402_689),
       })
       .strict(),
   })
@@ -150,6 +171,7 @@ export default {
     activityLog: { maxEntries: 10_000, maxAgeDays: 30 },
     platform: { timeoutMs: 10_000, allowedHosts: [] },
     connectionTest: { timeoutMs: 10_000 },
+    content: { maxBlocks: 2_000 },
     media: {
       allowedHosts: [],
       timeoutMs: 10_000,
@@ -157,6 +179,7 @@ export default {
       importInlineImages: true,
       maxInlineImages: 20,
       concurrentDownloads: 4,
+      maxPixels: 40_000_000,
     },
   } satisfies PluginConfig,
   validator(config: unknown) {

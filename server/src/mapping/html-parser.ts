@@ -82,3 +82,49 @@ export function nestsDeeperThan(html: string, limit: number): boolean {
   parser.end(html);
   return deeper;
 }
+
+/**
+ * How many top-level nodes, and nodes in all, a conversion may read. Parsing builds a tree of
+ * every node before a converter sees it, so a bound must stop the parser itself.
+ */
+export interface ParseBudget {
+  topLevel: number;
+  nodes: number;
+}
+
+/**
+ * The length of the longest start of `html` that ends where a top-level node starts and stays
+ * within `budget`; `html.length` when all of it does. Reads tokens only, without building a tree,
+ * and stops at the first node past the budget.
+ */
+export function withinBudgetLength(html: string, budget: ParseBudget): number {
+  let depth = 0;
+  let topLevel = 0;
+  let nodes = 0;
+  let topLevelStart = 0;
+  let cut = html.length;
+  const count = (opensTopLevel: boolean) => {
+    if (cut < html.length) return;
+    nodes += 1;
+    if (depth === 0) topLevelStart = parser.startIndex;
+    if (opensTopLevel) topLevel += 1;
+    if (topLevel > budget.topLevel || nodes > budget.nodes) {
+      cut = topLevelStart;
+      parser.pause();
+    }
+  };
+  const parser = linearParser({
+    onopentag() {
+      count(depth === 0);
+      depth += 1;
+    },
+    onclosetag() {
+      depth -= 1;
+    },
+    ontext: () => count(false),
+    oncomment: () => count(depth === 0),
+    onprocessinginstruction: () => count(depth === 0),
+  });
+  parser.end(html);
+  return cut;
+}

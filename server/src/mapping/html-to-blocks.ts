@@ -8,7 +8,7 @@
  * `html` code block and reported in `fallbacks`, so an editor or the front end can deal with it.
  */
 import { DomHandler, isTag, isText, type ChildNode, type Element } from 'domhandler';
-import { linearParser } from './html-parser';
+import { linearParser, withinBudgetLength, type ParseBudget } from './html-parser';
 
 export type Mark = 'bold' | 'italic' | 'underline' | 'strikethrough' | 'code';
 
@@ -96,7 +96,7 @@ export interface HtmlFallback {
 }
 
 /**
- * Synchronous lookup of an image the caller has already imported (see `collectImageSources`).
+ * Synchronous lookup of an image the caller has already imported (see `imageSources`).
  * Strapi saves an image block only with a Media Library file, so an image the lookup does not
  * know (`undefined`) is kept as HTML instead. Without a lookup, images keep their `src`.
  */
@@ -104,7 +104,21 @@ export type ImageResolver = (src: string, alt: string) => BlocksImage | undefine
 
 export interface HtmlToBlocksOptions {
   resolveImage?: ImageResolver;
+  /** Blocks converted at most; the HTML from the top-level element that would pass it is kept verbatim. */
+  maxBlocks?: number;
 }
+
+/**
+ * Nodes the parser reads per allowed block, so that one top-level element holding a whole long
+ * post (a wrapping `<div>`) or a table still converts, while the tree stays small.
+ */
+export const NODES_PER_BLOCK = 25;
+
+/** What a conversion bounded to `maxBlocks` blocks may parse (see `withinBudgetLength`). */
+export const parseBudget = (maxBlocks: number): ParseBudget => ({
+  topLevel: maxBlocks,
+  nodes: maxBlocks * NODES_PER_BLOCK,
+});
 
 export interface HtmlToBlocksResult {
   blocks: BlockNode[];
@@ -115,6 +129,8 @@ export interface HtmlToBlocksResult {
   fallbacks: HtmlFallback[];
   /** Set when markup nested deeper than MAX_NESTING was kept as HTML (possibly within a larger fallback). */
   nestingLimitReached?: true;
+  /** Set when the HTML past `maxBlocks` blocks was kept verbatim as the last block. */
+  blockLimitReached?: true;
 }
 
 type Marks = Partial<Record<Mark, true>>;
@@ -130,7 +146,6 @@ interface FlowContext {
 
 interface Source {
   readonly html: string;
-  readonly resolveImage: ImageResolver;
 }
 
 interface Converted<T> {
@@ -285,29 +300,89 @@ const LINK_PROTOCOLS = new Set(['http:', 'https:', 'ftp:', 'mailto:', 'tel:']);
 
 const ROOT_CONTEXT: FlowContext = { marks: {}, textBlock: paragraph, listDepth: 0 };
 
+/**
+ * Image blocks are made with the image's `src` and resolved after the whole conversion, so one
+ * conversion both lists the images to import (`imageSources`) and, once they are imported, gives
+ * the blocks (`resolveImages`). Each image block's original markup, kept for when it fails.
+ */
+const IMAGE_MARKUP = new WeakMap<ImageNode, ImageMarkup>();
+
+interface ImageMarkup extends HtmlFallback {
+  alt: string;
+  /** Where in `fallbacks` the image's own goes when it fails, so they stay in document order. */
+  fallbackIndex: number;
+}
+
 export function htmlToBlocks(html: string, options: HtmlToBlocksOptions = {}): HtmlToBlocksResult {
-  const builder = new BlocksBuilder({
-    html,
-    resolveImage: options.resolveImage ?? ((src, alt) => ({ url: src, alternativeText: alt || null })),
-  });
-  builder.appendNodes(parseHtml(html).children, ROOT_CONTEXT);
+  const maxBlocks = options.maxBlocks ?? Infinity;
+  const builder = new BlocksBuilder({ html });
+  // The parser stops at the budget; what it did not read is kept verbatim, unparsed.
+  let keptFrom = Number.isFinite(maxBlocks) ? withinBudgetLength(html, parseBudget(maxBlocks)) : html.length;
+  for (const node of parseHtml(html.slice(0, keptFrom)).children) {
+    const blockCount = builder.blocks.length;
+    const fallbackCount = builder.fallbacks.length;
+    const loose = builder.looseSnapshot();
+    if (blockCount < maxBlocks) builder.appendNodes([node], ROOT_CONTEXT);
+    if (blockCount >= maxBlocks || builder.blocks.length > maxBlocks) {
+      // This node passes the limit: the verbatim rest starts with it, whole.
+      builder.blocks.length = blockCount;
+      builder.fallbacks.length = fallbackCount;
+      builder.restoreLoose(loose);
+      keptFrom = node.startIndex!;
+      break;
+    }
+  }
   builder.flushLoose(paragraph);
-  const { blocks, fallbacks, nestingLimitReached } = builder;
-  return nestingLimitReached ? { blocks, fallbacks, nestingLimitReached } : { blocks, fallbacks };
+  // Whitespace between top-level blocks is not content.
+  const rest = html.slice(keptFrom).trim();
+  const limitReached = rest !== '';
+  if (limitReached) builder.blocks.push(htmlCodeBlock(rest));
+  const result: HtmlToBlocksResult = { blocks: builder.blocks, fallbacks: builder.fallbacks };
+  if (builder.nestingLimitReached) result.nestingLimitReached = true;
+  if (limitReached) result.blockLimitReached = true;
+  return options.resolveImage ? resolveImages(result, options.resolveImage) : result;
+}
+
+/** The `src` of every image block of a conversion, unique and in document order. */
+export function imageSources(result: HtmlToBlocksResult): string[] {
+  const urls = result.blocks.flatMap((block) => (block.type === 'image' ? [block.image.url] : []));
+  return [...new Set(urls)];
 }
 
 /**
- * The `src` of every image that becomes an image block, unique and in document order, so a caller
- * can import them before converting and answer `resolveImage` from a map. Images inside markup kept
- * as an `html` fallback are not listed: the converter never asks for them.
+ * The conversion with each image block holding what `resolveImage` gives for its `src`, or, when it
+ * gives nothing, the image's markup as an `html` code block (listed in `fallbacks`). Images are
+ * top-level blocks only: a list or quote holding one is kept whole as HTML.
  */
-export function collectImageSources(html: string): string[] {
-  // Only an <img> tag makes an image block; most posts have none, and skip a full conversion.
-  if (!/<img/i.test(html)) return [];
-  const urls = htmlToBlocks(html).blocks.flatMap((block) =>
-    block.type === 'image' ? [block.image.url] : []
-  );
-  return [...new Set(urls)];
+export function resolveImages(result: HtmlToBlocksResult, resolveImage: ImageResolver): HtmlToBlocksResult {
+  const failed: ImageMarkup[] = [];
+  const blocks = result.blocks.map((block): BlockNode => {
+    const markup = block.type === 'image' ? IMAGE_MARKUP.get(block) : undefined;
+    if (block.type !== 'image' || !markup) return block;
+    const image = resolveImage(block.image.url, markup.alt);
+    if (!image) {
+      failed.push(markup);
+      return htmlCodeBlock(markup.html);
+    }
+    const { caption } = block.image;
+    return { ...block, image: caption ? { ...image, caption } : image };
+  });
+  const fallbacks: HtmlFallback[] = [];
+  let next = 0;
+  const takeFailedUpTo = (index: number) => {
+    for (; next < failed.length && failed[next].fallbackIndex <= index; next += 1)
+      fallbacks.push({ tag: failed[next].tag, html: failed[next].html });
+  };
+  result.fallbacks.forEach((fallback, index) => {
+    takeFailedUpTo(index);
+    fallbacks.push(fallback);
+  });
+  takeFailedUpTo(Infinity);
+  return { ...result, blocks, fallbacks };
+}
+
+function htmlCodeBlock(html: string): CodeNode {
+  return { type: 'code', language: 'html', children: [{ type: 'text', text: html }] };
 }
 
 /** Block texts separated by blank lines; list items one per line; images carry no text. */
@@ -343,6 +418,15 @@ class BlocksBuilder {
   private loose: InlineNode[] = [];
 
   constructor(private readonly source: Source) {}
+
+  looseSnapshot(): { inlines: InlineNode[]; length: number } {
+    return { inlines: this.loose, length: this.loose.length };
+  }
+
+  /** Takes back the inline content read since the snapshot. */
+  restoreLoose({ inlines, length }: { inlines: InlineNode[]; length: number }): void {
+    this.loose = inlines.slice(0, length);
+  }
 
   appendNodes(nodes: readonly ChildNode[], context: FlowContext): void {
     for (const node of nodes) {
@@ -500,26 +584,30 @@ class BlocksBuilder {
   /** `figure` is the element kept as HTML when the image cannot become a Blocks image. */
   private appendImage(img: Element, context: FlowContext, caption?: string, figure: Element = img): void {
     const src = img.attribs.src?.trim();
-    const alt = img.attribs.alt || caption || '';
-    const image = src ? this.source.resolveImage(src, alt) : undefined;
-    if (!image) {
+    if (!src) {
       this.appendFallback(figure, context);
       return;
     }
-    this.pushBlock(
-      {
-        type: 'image',
-        image: caption ? { ...image, caption } : image,
-        children: [{ type: 'text', text: '' }],
-      },
-      context
-    );
+    const alt = img.attribs.alt || caption || '';
+    const image: BlocksImage = { url: src, alternativeText: alt || null };
+    const block: ImageNode = {
+      type: 'image',
+      image: caption ? { ...image, caption } : image,
+      children: [{ type: 'text', text: '' }],
+    };
+    IMAGE_MARKUP.set(block, {
+      tag: figure.name,
+      html: this.outerHtml(figure),
+      alt,
+      fallbackIndex: this.fallbacks.length,
+    });
+    this.pushBlock(block, context);
   }
 
   private appendFallback(element: Element, context: FlowContext): void {
     const html = this.outerHtml(element);
     this.fallbacks.push({ tag: element.name, html });
-    this.pushBlock({ type: 'code', language: 'html', children: [{ type: 'text', text: html }] }, context);
+    this.pushBlock(htmlCodeBlock(html), context);
   }
 
   /** Converts an element's content on its own, so the caller can still reject it as a whole. */

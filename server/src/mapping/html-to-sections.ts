@@ -13,7 +13,8 @@
  *   blockquote with links) stays in the text: a quote's plain-text body could not hold them.
  */
 import { isTag, isText, type ChildNode, type Element } from 'domhandler';
-import { parseHtml } from './html-to-blocks';
+import { withinBudgetLength } from './html-parser';
+import { parseBudget, parseHtml } from './html-to-blocks';
 
 export type TextSection = { type: 'text'; html: string };
 export type ImageSection = { type: 'image'; src: string; alt: string; caption?: string };
@@ -28,6 +29,11 @@ export type SectionOptions = {
   image?: (src: string) => boolean;
   /** Set when the zone has a quote component; without it blockquotes stay in the text. */
   quote?: QuoteLimits;
+  /**
+   * Bounds the parse as the Blocks converter does: the HTML past it stays in the last text
+   * section, unparsed, for the text component's own (bounded) conversion.
+   */
+  maxBlocks?: number;
 };
 
 /** Inline markup whose loss in plain text is presentation only. */
@@ -66,17 +72,20 @@ export function htmlToSections(html: string, options: SectionOptions = {}): Sect
     if (text) sections.push({ type: 'text', html: text });
     run = '';
   };
-  const nodes = parseHtml(html).children;
+  const { maxBlocks = Infinity } = options;
+  const end = Number.isFinite(maxBlocks) ? withinBudgetLength(html, parseBudget(maxBlocks)) : html.length;
+  const nodes = parseHtml(html.slice(0, end)).children;
   nodes.forEach((node, index) => {
     const standalone = standaloneSections(node, html, options);
     if (!standalone) {
       // Each top-level node runs to the next one's start, so the runs put together are the whole input.
-      run += html.slice(node.startIndex ?? 0, nodes[index + 1]?.startIndex ?? html.length);
+      run += html.slice(node.startIndex ?? 0, nodes[index + 1]?.startIndex ?? end);
       return;
     }
     flushText();
     sections.push(...standalone);
   });
+  run += html.slice(end);
   flushText();
   return sections;
 }

@@ -12,15 +12,16 @@ import {
   type AuthHeaders,
 } from '../contract/signature';
 import { PLUGIN_ID } from '../constants';
+import { probeAnswer, probeNonce } from '../utils/connection-probe';
 import { sendHeldContinue } from '../utils/expect-continue';
 import { parseJsonBody } from '../utils/json-body';
 import type { Refusal } from '../services/activity-aggregation';
-import type { SignedRequest } from '../services/receipts';
+import type { SignedWrite, WriteClaim } from '../services/receipts';
 import { pathBelowPrefix } from '../utils/prefix-path';
 import { readRawBody } from '../utils/raw-body';
 import { markVerified, verifiedRequestOf } from '../utils/verified-requests';
 
-/** Methods that change nothing: an exact replay of one is harmless and is served again. */
+/** Methods that change nothing: a replay of one is harmless, so reads are served without a receipt. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const unauthenticated = (failure: AuthFailure) => new Unauthenticated(failure.reason, failure.message);
@@ -30,8 +31,8 @@ type Passage = {
   requestId: string;
   startedAt: number;
   pathBelow: string;
-  /** Set once this write claimed its signature: its answer is kept for replays. */
-  claimedSignature?: string;
+  /** The receipt this write claims: its answer is kept for replays. */
+  claim?: WriteClaim;
   /** Why authentication failed, for a request anyone could have sent. */
   refusal?: string;
 };
@@ -41,16 +42,23 @@ type Passage = {
  * gate, added ahead of every app middleware, owns the contract routes' body. In order: it
  * recognises its paths as broadly as Strapi's router matches them, checks the headers (key,
  * timestamp) before reading a byte of the body, reads the exact bytes under its own limit,
- * checks the signature over them, binds the signature to this one request (an exact replay gets
- * the first answer), and makes every answer under the prefix the contract's `{ "error": "..." }` shape.
+ * checks the signature over them, runs a write once (an exact replay gets the first answer),
+ * and makes every answer under the prefix the contract's `{ "error": "..." }` shape.
  */
 export function createContractGate(strapi: Core.Strapi) {
   const plugin = () => strapi.plugin(PLUGIN_ID);
   const settings = () => plugin().service('settings');
 
   return async function contractGate(ctx: Context, next: Next) {
-    const pathBelow = pathBelowPrefix(ctx.path, settings().config().prefix);
-    if (pathBelow === undefined) return next();
+    const path = readablePath(ctx);
+    if (path === undefined) return refuseUnreadableTarget(ctx);
+    const pathBelow = pathBelowPrefix(path, settings().config().prefix);
+    if (pathBelow === undefined) {
+      sendHeldContinue(ctx.req, ctx.res);
+      return next();
+    }
+    const nonce = ctx.method === 'GET' ? probeNonce(pathBelow) : undefined;
+    if (nonce !== undefined) return answerProbe(ctx, nonce);
 
     const passage: Passage = { requestId: randomUUID(), startedAt: Date.now(), pathBelow };
     ctx.set('X-Request-Id', passage.requestId);
@@ -62,10 +70,43 @@ export function createContractGate(strapi: Core.Strapi) {
       answerError(ctx, error, passage.requestId);
     }
     normaliseAnswer(ctx);
-    if (passage.claimedSignature) await keepAnswer(ctx, passage.claimedSignature);
+    if (passage.claim)
+      plugin().service('receipts').settle(passage.claim, { status: ctx.status, body: ctx.body });
     if (passage.refusal) recordRefusal(ctx, passage, passage.refusal);
     else recordActivity(ctx, passage);
   };
+
+  /**
+   * Node lets through request targets that no URL parser reads (`http://[/…`, `host:port`);
+   * Koa's `ctx.path` throws on them or is null. Nobody can route such a request, to the plugin
+   * or elsewhere, so it is refused here, before its body, instead of failing with a 500 later.
+   */
+  function refuseUnreadableTarget(ctx: Context) {
+    ctx.set('Connection', 'close');
+    ctx.status = 400;
+    ctx.body = errorBody(
+      `The request target is not a path this site can read. Send a path such as ${settings().config().prefix}/handshake in the request line, or a valid absolute URL.`
+    );
+  }
+
+  /**
+   * The connection probe (utils/connection-probe) is the one request under the prefix served
+   * without authentication, and the gate answers it itself: nothing after the gate runs, so no
+   * route is reachable unauthenticated and every route still refuses what the gate did not
+   * verify. Its cost is one HMAC over a fixed-size nonce with a cached secret; it reads no body
+   * (the connection is closed instead), writes nothing after the secret's first use, and its
+   * answers owe nothing to the connection key.
+   */
+  async function answerProbe(ctx: Context, nonce: string) {
+    ctx.set('Connection', 'close');
+    ctx.set('Cache-Control', 'no-store');
+    try {
+      ctx.body = { probe: probeAnswer(await settings().probeSecret(), nonce) };
+      ctx.status = 200;
+    } catch (error) {
+      answerError(ctx, error, randomUUID());
+    }
+  }
 
   /** Anyone can send these: they are counted per minute, reason and address, not logged one by one. */
   function recordRefusal(ctx: Context, { startedAt }: Passage, reason: string) {
@@ -90,8 +131,8 @@ export function createContractGate(strapi: Core.Strapi) {
 
     sendHeldContinue(ctx.req, ctx.res);
     const rawBody = await readRawBody(ctx.req, { limit: bodyLimit, timeoutMs: bodyTimeoutMs });
-    // The body may take up to bodyTimeoutMs: the timestamp must still be fresh when the request is
-    // bound to its signature, or a signature whose receipt expired meanwhile could be used twice.
+    // The body may take up to bodyTimeoutMs: the timestamp must still be fresh when the write
+    // claims its receipt, or a request whose receipt expired meanwhile could run twice.
     const stillFresh = checkHeaders();
     if (!stillFresh.ok) throw unauthenticated(stillFresh);
     const mismatch = signatureMismatch(headers, rawBody, keys[headerCheck.keyIndex]);
@@ -113,40 +154,26 @@ export function createContractGate(strapi: Core.Strapi) {
   }
 
   /**
-   * A signature is bound to the first request that used it: a write runs once per signature, an
-   * exact replay gets the first answer, and any other use of the signature is refused.
+   * A write runs once per signature, method and path: an exact replay gets the first answer.
+   * The same signed body sent to other paths (a bulk action) is other requests, each served.
    */
   async function runOnce(ctx: Context, headers: AuthHeaders, passage: Passage, next: Next) {
-    const request: SignedRequest = {
+    if (SAFE_METHODS.has(ctx.method)) return next();
+    const request: SignedWrite = {
       signature: headers.signature!,
       method: ctx.method,
       path: passage.pathBelow,
       expiresAt: new Date(Number(headers.timestamp) + settings().config().timestampToleranceMs),
     };
     const receipts = plugin().service('receipts');
-    if (SAFE_METHODS.has(ctx.method)) {
-      await receipts.recordRead(request);
-      return next();
-    }
-    const claim = await receipts.claimWrite(request);
-    if (claim.first) {
-      passage.claimedSignature = request.signature;
-      return next();
-    }
-    ctx.status = claim.answer.status;
-    ctx.body = claim.answer.body;
+    passage.claim = receipts.claimFor(request);
+    const firstAnswer = await receipts.runOnce(passage.claim, next);
+    if (!firstAnswer) return;
+    ctx.status = firstAnswer.status;
+    ctx.body = firstAnswer.body;
     verifiedRequestOf(ctx)!.notes = [
       'An exact replay of an earlier request (same signature, method and path): its first answer was sent again and nothing ran.',
     ];
-  }
-
-  /** Awaited, so a replay sent the moment this answer arrives finds it. */
-  async function keepAnswer(ctx: Context, signature: string) {
-    try {
-      await plugin().service('receipts').settle(signature, { status: ctx.status, body: ctx.body });
-    } catch (error) {
-      strapi.log.warn(`[${PLUGIN_ID}] could not keep an answer for replays: ${(error as Error).message}`);
-    }
   }
 
   /** Queued, not awaited: the log must never slow down or fail the request it describes. */
@@ -201,6 +228,15 @@ export function createContractGate(strapi: Core.Strapi) {
     ctx.body = errorBody(
       typeof message === 'string' && ctx.status < 500 ? message : `Request failed with status ${ctx.status}.`
     );
+  }
+}
+
+/** `ctx.path`, or undefined when the request target has no readable path. */
+function readablePath(ctx: Context): string | undefined {
+  try {
+    return ctx.path ?? undefined;
+  } catch {
+    return undefined;
   }
 }
 

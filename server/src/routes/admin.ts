@@ -17,10 +17,11 @@ export default {
       config: guardedBy('settings.update'),
     },
     /*
-     * settings.read is enough: the test sends the connection key, but only to the base URL that
-     * server.url or an admin with settings.update configured, the address the publisher uses with
-     * the same key anyway. A reader learns whether the connection works, never the key, and cannot
-     * choose where it goes (not through Host or X-Forwarded-Host either).
+     * settings.read is enough: the test sends the connection key only to the base URL that
+     * server.url or an admin with settings.update configured, and only after a keyless probe
+     * proved that it leads back to this site (services/connection-test). A reader learns whether
+     * the connection works and what the handshake declared, never the key or another server's
+     * answer, and cannot choose where it goes (not through Host or X-Forwarded-Host either).
      */
     {
       method: 'POST',

@@ -2,6 +2,7 @@ import type { Core } from '@strapi/strapi';
 import { notFound } from '../contract/errors';
 import { PLUGIN_ID } from '../constants';
 import type { Resource } from '../resources';
+import type { LocaleScope } from './locales';
 import type { Transaction } from './transactions';
 
 export type EntityResponse = { id: string; url?: string };
@@ -12,11 +13,15 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const plugin = () => strapi.plugin(PLUGIN_ID);
 
   return {
-    /** `written` is the entry a write just returned, when there is one: it already holds the slug. */
+    /**
+     * `written` is the entry a write just returned, when there is one: it already holds the slug.
+     * `at` names the locale whose slug the URL takes, in a type with i18n on.
+     */
     async response(
       resource: Resource,
       documentId: string,
-      written?: Record<string, unknown> | null
+      written?: Record<string, unknown> | null,
+      at: LocaleScope = {}
     ): Promise<EntityResponse> {
       const urls = plugin().service('urls');
       if (!resource.pageType || !resource.slugField || !urls.hasTemplate(resource.pageType))
@@ -26,32 +31,38 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           ? written
           : await strapi
               .documents(resource.uid as never)
-              .findOne({ documentId, fields: [resource.slugField] } as never);
+              .findOne({ documentId, ...at, fields: [resource.slugField] } as never);
       const slug = (entry as Record<string, unknown> | null)?.[resource.slugField] as string | undefined;
       return { id: documentId, url: urls.urlFor(resource.pageType, { documentId, slug }) };
     },
 
     /**
-     * Locks the document's rows, or answers 404 when it does not exist (also for a malformed id);
-     * tells whether one of the rows is a published version.
+     * Locks the document's rows, or answers 404 when it does not exist (also for a malformed id),
+     * or, in a type with i18n on, has no version in the plugin's locale.
      */
     async lockOrNotFound(
       { trx }: Transaction,
       resource: Resource,
-      documentId: string
-    ): Promise<{ published: boolean }> {
-      const versions = await plugin().service('identities').lockVersions(trx, resource.uid, documentId);
-      if (!versions) throw notFound(resource.label, documentId);
-      return versions;
+      documentId: string,
+      at: LocaleScope = {}
+    ): Promise<void> {
+      if (!(await plugin().service('identities').lockDocument(trx, resource.uid, documentId, at))) {
+        throw notFound(resource.label, documentId);
+      }
     },
 
-    /** Removes every version of the document; relations to it go with it, the entries it was related to stay. */
+    /**
+     * Removes every version of the document; relations to it go with it, the entries it was
+     * related to stay. In a type with i18n on, only the plugin's locale goes: the translations
+     * editors made stay in Strapi, and the platform no longer knows the document.
+     */
     async remove(resource: Resource, documentId: string): Promise<DeletedResponse> {
+      const at: LocaleScope = await plugin().service('locales').scopeOf(resource);
       return plugin()
         .service('transactions')
         .run(async (transaction: Transaction) => {
-          await this.lockOrNotFound(transaction, resource, documentId);
-          await strapi.documents(resource.uid as never).delete({ documentId } as never);
+          await this.lockOrNotFound(transaction, resource, documentId, at);
+          await strapi.documents(resource.uid as never).delete({ documentId, ...at } as never);
           await plugin().service('identities').forgetTarget(transaction.trx, resource.registry, documentId);
           return { id: documentId, deleted: true as const };
         });

@@ -7,10 +7,13 @@ import { FIELD_ROLES, IDENTIFIER_FIELDS, NAME_FIELD } from '../mapping/catalogue
 import { fitNames, fitText, maxLengthOf, type TextBounds } from '../mapping/fit';
 import {
   blocksToPlainText,
-  collectImageSources,
   htmlToBlocks,
+  imageSources,
   MAX_NESTING,
+  parseBudget,
+  resolveImages,
   type BlocksImage,
+  type HtmlToBlocksResult,
 } from '../mapping/html-to-blocks';
 import { htmlToMarkdown } from '../mapping/html-to-markdown';
 import { htmlToSections, mergeZone, type Section, type ZoneEntry } from '../mapping/html-to-sections';
@@ -28,6 +31,13 @@ type MediaResult =
   | { ok: false; reason: string; overLimit?: true };
 export type MediaMap = Map<string, MediaResult>;
 
+/**
+ * Each HTML value's conversion to Blocks, made once per request: when its images are listed for
+ * import, and reused when its blocks are written (a request may write twice: draft and published).
+ * Keyed by the request's media map, which lives exactly as long as the request.
+ */
+const CONVERSIONS = new WeakMap<MediaMap, Map<string, HtmlToBlocksResult>>();
+
 /** Runs `work` on every item, at most `limit` at a time. */
 async function forEachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>) {
   let next = 0;
@@ -38,9 +48,10 @@ async function forEachLimited<T>(items: T[], limit: number, work: (item: T) => P
 }
 const isWebUrl = (src: string) => /^https?:\/\//i.test(src);
 
-const sectionOptions = (zone: ZoneComponents, importable: (src: string) => boolean) => ({
+const sectionOptions = (zone: ZoneComponents, importable: (src: string) => boolean, maxBlocks: number) => ({
   image: zone.image ? importable : undefined,
   quote: zone.quote?.limits,
+  maxBlocks,
 });
 
 /** Contract input keyed by contract field names (the schemas' output). */
@@ -60,6 +71,20 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const config = () => plugin().service('settings').config();
   const transactions = (): { run<R>(work: (transaction: Transaction) => Promise<R>): Promise<R> } =>
     plugin().service('transactions');
+  const maxBlocks = (): number => config().content.maxBlocks;
+
+  /** `html` as Blocks whose images are not resolved yet, converted once per request. */
+  function converted(media: MediaMap, html: string): HtmlToBlocksResult {
+    let conversions = CONVERSIONS.get(media);
+    if (!conversions) CONVERSIONS.set(media, (conversions = new Map()));
+    let result = conversions.get(html);
+    if (!result) conversions.set(html, (result = htmlToBlocks(html, { maxBlocks: maxBlocks() })));
+    return result;
+  }
+
+  /** `kept`: where the HTML past the limit went. */
+  const blockLimitNote = (field: string, kept: string) =>
+    `${field}: the HTML is longer than content.maxBlocks lets the site convert (${maxBlocks()} blocks, or ${parseBudget(maxBlocks()).nodes} HTML elements); the first part was converted and the rest kept ${kept}. Raise content.maxBlocks in the plugin config to convert more.`;
 
   /**
    * `value` as the attribute can hold it: cut at a word boundary when too long, left out when
@@ -159,18 +184,28 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return undefined;
   }
 
-  /** Images past `maxInlineImages` stay HTML; their count is noted. */
+  /** Images that failed or are past `maxInlineImages` stay HTML; each failure and their count are noted. */
   function blocksValue(field: string, html: string, media: MediaMap, notes: string[]) {
     const overLimit = new Set<string>();
-    const { blocks, fallbacks, nestingLimitReached } = htmlToBlocks(html, {
-      resolveImage: (src, alt) => {
+    const failed = new Map<string, string>();
+    const { blocks, fallbacks, nestingLimitReached, blockLimitReached } = resolveImages(
+      converted(media, html),
+      (src, alt) => {
         const result = media.get(src);
-        if (result && !result.ok && result.overLimit) overLimit.add(src);
+        if (result && !result.ok) {
+          if (result.overLimit) overLimit.add(src);
+          else failed.set(src, result.reason);
+        }
         return result?.ok
           ? { ...result.file, alternativeText: alt || result.file.alternativeText }
           : undefined;
-      },
-    });
+      }
+    );
+    for (const [src, reason] of failed) {
+      // A zone's image that stays in its text was already noted when the zone was split.
+      const said = `${field}: the image ${displayUrl(src)} was not imported`;
+      if (!notes.some((note) => note.startsWith(said))) notes.push(`${said} (${reason}); it stays as HTML.`);
+    }
     if (fallbacks.length > 0) {
       notes.push(
         `${field}: kept as HTML code blocks: ${[...new Set(fallbacks.map((fallback) => `<${fallback.tag}>`))].join(', ')}.`
@@ -179,6 +214,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     if (nestingLimitReached) {
       notes.push(`${field}: markup nested deeper than ${MAX_NESTING} levels was kept as HTML.`);
     }
+    if (blockLimitReached) notes.push(blockLimitNote(field, 'as one HTML code block'));
     if (overLimit.size > 0) {
       notes.push(
         `${field}: ${overLimit.size} images past the first ${config().media.maxInlineImages} of this request (media.maxInlineImages) were not imported and were kept as HTML.`
@@ -188,7 +224,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   /** The image URLs `input` refers to: its media fields' (with their alt text), then those in its HTML. */
-  function wantedImages(resource: Resource, input: ContractInput) {
+  function wantedImages(resource: Resource, input: ContractInput, media: MediaMap) {
     const named = new Map<string, ImportOptions>();
     const inline = new Map<string, ImportOptions>();
     const name = input[NAME_FIELD[resource.kind]];
@@ -202,10 +238,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           named.set(image.url, { alt: image.alt ?? alt });
       }
       if (target.adapter === 'blocks' && typeof value === 'string' && config().media.importInlineImages) {
-        for (const src of collectImageSources(value)) if (isWebUrl(src)) inline.set(src, {});
+        for (const src of imageSources(converted(media, value))) if (isWebUrl(src)) inline.set(src, {});
       }
     }
-    for (const [url, options] of zoneImageSources(resource, input)) inline.set(url, options);
+    for (const [url, options] of zoneImageSources(resource, input, media)) inline.set(url, options);
     return { named, inline: [...inline].filter(([src]) => !named.has(src)) };
   }
 
@@ -220,7 +256,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   /** What a required seo part falls back to, best first: the post's title; its excerpt, then the text of its content. */
-  function seoFallbacks(resource: Resource, input: ContractInput, current?: Record<string, unknown> | null) {
+  function seoFallbacks(
+    resource: Resource,
+    input: ContractInput,
+    media: MediaMap,
+    current?: Record<string, unknown> | null
+  ) {
     const stored = (field: string) => {
       const target = resource.fields[field];
       return input[field] ?? (target?.adapter === 'text' ? current?.[target.attribute] : undefined);
@@ -232,7 +273,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         { source: 'excerpt', value: stored('excerpt') },
         {
           source: 'content',
-          value: typeof content === 'string' ? blocksToPlainText(htmlToBlocks(content).blocks) : undefined,
+          value:
+            typeof content === 'string' ? blocksToPlainText(converted(media, content).blocks) : undefined,
         },
       ],
     };
@@ -313,17 +355,18 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    * Images of HTML going into a dynamic zone: each standalone image becomes a media component
    * (imported with its alt text and caption); inline ones count when the text component is Blocks.
    */
-  function zoneImageSources(resource: Resource, input: ContractInput) {
+  function zoneImageSources(resource: Resource, input: ContractInput, media: MediaMap) {
     const wanted = new Map<string, { alt?: string; caption?: string }>();
     if (!config().media.importInlineImages) return wanted;
     for (const [field, { zone }] of Object.entries(resource.fields)) {
       const html = input[field];
       if (!zone || typeof html !== 'string') continue;
-      for (const section of htmlToSections(html, sectionOptions(zone, isWebUrl))) {
+      for (const section of htmlToSections(html, sectionOptions(zone, isWebUrl, maxBlocks()))) {
         if (section.type === 'image')
           wanted.set(section.src, { alt: section.alt || undefined, caption: section.caption });
         if (section.type === 'text' && zone.text.attributeType === 'blocks') {
-          for (const src of collectImageSources(section.html)) if (isWebUrl(src)) wanted.set(src, {});
+          for (const src of imageSources(converted(media, section.html)))
+            if (isWebUrl(src)) wanted.set(src, {});
         }
       }
     }
@@ -338,8 +381,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      */
     async importMedia(resource: Resource, input: ContractInput): Promise<MediaMap> {
       const { maxInlineImages, concurrentDownloads } = config().media;
-      const { named, inline } = wantedImages(resource, input);
       const media: MediaMap = new Map();
+      const { named, inline } = wantedImages(resource, input, media);
       for (const [src] of inline.slice(maxInlineImages)) {
         media.set(src, { ok: false, reason: 'over media.maxInlineImages', overLimit: true });
       }
@@ -386,7 +429,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         switch (target.adapter) {
           case 'text': {
             const text =
-              typeof value === 'string' ? this.asStoredText(resource, field, target, value) : value;
+              typeof value === 'string' ? this.asStoredText(resource, field, target, value, notes) : value;
             if (typeof text !== 'string' || !text) {
               data[attribute] = text || null;
               break;
@@ -439,7 +482,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
               target,
               seoParts(target, value as Seo, notes),
               existing,
-              seoFallbacks(resource, input, current),
+              seoFallbacks(resource, input, media, current),
               notes
             );
             // With its id, the stored component is updated in place and its other fields stay.
@@ -472,7 +515,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const result = media.get(src);
         if (result && !result.ok)
           notes.push(
-            `${field}: the image ${src} was not imported (${result.reason}); it stays as HTML in the text.`
+            `${field}: the image ${displayUrl(src)} was not imported (${result.reason}); it stays as HTML in the text.`
           );
         return result?.ok === true;
       };
@@ -489,23 +532,35 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const value =
           text.attributeType === 'blocks'
             ? blocksValue(field, source, media, notes)
-            : this.asStoredText(resource, field, textTarget, source);
+            : this.asStoredText(resource, field, textTarget, source, notes);
         return { __component: text.uid, [text.attribute]: value };
       };
-      const generated = htmlToSections(html, sectionOptions(target.zone!, imported)).map(component);
+      const generated = htmlToSections(html, sectionOptions(target.zone!, imported, maxBlocks())).map(
+        component
+      );
       const stored = (current?.[target.attribute] ?? []) as ZoneEntry[];
       const types = new Set([text.uid, image?.uid, quote?.uid]);
       return mergeZone(stored, generated, (uid) => types.has(uid));
     },
 
     /** HTML goes into a plain `richtext` attribute as Markdown when the site asks for it. */
-    asStoredText(resource: Resource, field: string, target: FieldTarget, value: string): string {
+    asStoredText(
+      resource: Resource,
+      field: string,
+      target: FieldTarget,
+      value: string,
+      notes: string[]
+    ): string {
       const markdown =
         FIELD_ROLES[resource.kind][field] === 'html' &&
         target.attributeType === 'richtext' &&
         !target.customField &&
         config().richtextFormat === 'markdown';
-      return markdown ? htmlToMarkdown(value) : value;
+      if (!markdown) return value;
+      const converted = htmlToMarkdown(value, { maxBlocks: maxBlocks() });
+      if (converted.blockLimitReached)
+        notes.push(blockLimitNote(field, 'as HTML at the end of the Markdown'));
+      return converted.markdown;
     },
 
     /**

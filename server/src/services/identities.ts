@@ -1,11 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
 import { UIDS } from '../constants';
+import { tableOf } from '../database/tables';
 
 type Knex = any;
 type Trx = unknown;
-/** Exclusive by default: the holder is about to change the row. */
-type RowLock = { shared?: boolean };
+/**
+ * Exclusive by default: the holder is about to change the row. With a `locale`, only rows in that
+ * locale make the document exist (the plugin's version of a document with i18n on).
+ */
+type RowLock = { shared?: boolean; locale?: string };
 
 /** The natural_key column is a varchar(255). */
 const KEY_COLUMN_MAX = 255;
@@ -36,6 +40,8 @@ function likeSlugs(knex: Knex, trx: Trx, table: string, column: string, exact: s
         )
     );
 }
+/** The documentIds Strapi makes (cuid2: lowercase letters and digits), with room to spare. */
+const DOCUMENT_ID = /^[a-z0-9]{1,255}$/;
 /** Characters that every supported collation compares one to one (checked against MariaDB's *_ci collations). */
 const PLAIN_KEY = /^[a-z0-9:._~-]+( [a-z0-9:._~-]+)*$/;
 
@@ -63,16 +69,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const knex = (): Knex => strapi.db.connection;
   const locksRows = () => strapi.db.dialect.client !== 'sqlite';
 
-  function tableOf(uid: string) {
-    const meta = strapi.db.metadata.get(uid as never) as {
-      tableName: string;
-      attributes: Record<string, { columnName?: string }>;
-    };
-    const column = (attribute: string) => meta.attributes[attribute]?.columnName ?? attribute;
-    return { name: meta.tableName, column };
-  }
-
-  const identities = () => tableOf(UIDS.identity);
+  const identities = () => tableOf(strapi, UIDS.identity);
 
   const normalise = (value: string) => value.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
 
@@ -118,32 +115,23 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /**
-     * Locks every row (draft and published) of a document until the transaction ends, so
-     * concurrent updates of it run one after another. Returns false when the document is gone,
-     * and for an id no document can have: PostgreSQL refuses a NUL character in any query.
+     * Locks every row (draft and published, every locale) of a document until the transaction
+     * ends, so concurrent updates of it run one after another. Returns false when the document
+     * is gone (or has no row in `lock.locale`), and for an id Strapi never gives (it makes
+     * lowercase letters and digits): MySQL and MariaDB compare through the column's collation,
+     * where "id " and "íd" equal "id", so such a spelling would reach the document under a
+     * receipt of its own and run a replayed write again; PostgreSQL refuses a NUL in any query.
      */
     async lockDocument(trx: Trx, uid: string, documentId: string, lock: RowLock = {}): Promise<boolean> {
-      return (await this.lockVersions(trx, uid, documentId, lock)) !== null;
-    },
-
-    /** `lockDocument` that also tells, from the rows it locked, whether a version is published; null when gone. */
-    async lockVersions(
-      trx: Trx,
-      uid: string,
-      documentId: string,
-      lock: RowLock = {}
-    ): Promise<{ published: boolean } | null> {
-      if (documentId.includes('\u0000')) return null;
-      const table = tableOf(uid);
-      const publishedAt = table.column('publishedAt');
+      if (!DOCUMENT_ID.test(documentId)) return false;
+      const table = tableOf(strapi, uid);
       let query = knex()(table.name)
         .transacting(trx)
-        .select(table.column('id'), publishedAt)
+        .select({ id: table.column('id'), ...(lock.locale ? { locale: table.column('locale') } : {}) })
         .where(table.column('documentId'), documentId);
       if (locksRows()) query = lock.shared ? query.forShare() : query.forUpdate();
-      const rows: Array<Record<string, unknown>> = await query;
-      if (rows.length === 0) return null;
-      return { published: rows.some((row) => row[publishedAt] != null) };
+      const rows: Array<{ locale?: string }> = await query;
+      return rows.some((row) => !lock.locale || row.locale === lock.locale);
     },
 
     /**
@@ -198,7 +186,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       base: string
     ): Promise<string> {
       const stem = base.slice(0, SLUG_STEM_MAX);
-      const table = tableOf(uid);
+      const table = tableOf(strapi, uid);
       const registry = identities();
       const usedSlugs = await likeSlugs(knex(), trx, table.name, table.column(slugField), base, stem);
       const usedKeys = await likeSlugs(

@@ -6,6 +6,7 @@ import entities from './entities';
 import fields from './fields';
 import handshake from './handshake';
 import identities from './identities';
+import locales from './locales';
 import mapping from './mapping';
 import media from './media';
 import pages from './pages';
@@ -19,6 +20,7 @@ import slugIndexes from './slug-indexes';
 import taxonomy from './taxonomy';
 import transactions from './transactions';
 import urls from './urls';
+import versions from './versions';
 
 export default {
   activity,
@@ -29,6 +31,7 @@ export default {
   fields,
   handshake,
   identities,
+  locales,
   mapping,
   media,
   pages,
@@ -42,4 +45,5 @@ export default {
   taxonomy,
   transactions,
   urls,
+  versions,
 };

@@ -89,6 +89,8 @@ const ACCEPTED_LABELS = Object.values(IMAGE_TYPES)
   .map(({ label }) => label)
   .join(', ');
 
+const megapixels = (pixels: number) => +(pixels / 1_000_000).toFixed(1);
+
 /** A download the service declines; the message is the reason the caller gets. */
 class ImportRefused extends Error {}
 
@@ -278,7 +280,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           ? new ImportRefused(`the download took longer than ${media.timeoutMs} ms (media.timeoutMs)`)
           : error;
       });
-      await assertDecodable(filepath, image.label);
+      await assertDecodable(filepath, image.label, media.maxPixels);
       const name = `${toSlug(path.parse(decodePath(image.url.pathname)).name, 'image')}${image.ext}`;
       const [file] = (await uploads().upload({
         data: { fileInfo: { name, alternativeText: options.alt, caption: options.caption } },
@@ -292,12 +294,19 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   /**
    * The upload plugin stores bytes its decoder cannot read as a plain file without dimensions,
-   * so the import asks that decoder first and takes only a picture it can read.
+   * so the import asks that decoder first and takes only a picture it can read, of at most
+   * `maxPixels` pixels: the upload decodes every pixel for its thumbnails and formats.
    */
-  async function assertDecodable(filepath: string, label: string) {
+  async function assertDecodable(filepath: string, label: string, maxPixels: number) {
     const imaging = strapi.plugin('upload').service('image-manipulation');
     const file = { filepath, getStream: () => createReadStream(filepath) };
+    // Read from the header (sharp's metadata), before the full decode of isFaultyImage.
     const { width, height } = await imaging.getDimensions(file).catch(() => ({ width: null, height: null }));
+    if (width && height && width * height > maxPixels) {
+      throw new ImportRefused(
+        `the image is ${width} × ${height} pixels (${megapixels(width * height)} megapixels), over the ${megapixels(maxPixels)} megapixel limit (media.maxPixels)`
+      );
+    }
     if (!width || !height || (await imaging.isFaultyImage(file))) {
       throw new ImportRefused(`the file is not a readable ${label} image`);
     }

@@ -3,6 +3,7 @@ import type { Paging } from '../contract/paging';
 import { PLUGIN_ID } from '../constants';
 import type { ResourceKind } from '../mapping/catalogue';
 import type { Resource } from '../resources';
+import type { LocaleScope } from './locales';
 import type { PageType } from './urls';
 
 /** A page list item (contract 2.9, fields per contract-decisions.md). */
@@ -58,20 +59,28 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   /**
    * One page of (document, type) keys over every listed type, in order of creation. A new entry
    * sorts after every existing one, so a walk in progress never sees an item twice or misses
-   * one while the publisher adds pages; the database sorts and applies the offset.
+   * one while the publisher adds pages; the database sorts and applies the offset. A type with
+   * i18n on has a row per locale: only the plugin's locale counts, so a document is listed once.
    */
-  async function pageKeys(resources: Resource[], offset: number, limit: number): Promise<PageKey[]> {
+  async function pageKeys(
+    resources: Resource[],
+    scopes: LocaleScope[],
+    offset: number,
+    limit: number
+  ): Promise<PageKey[]> {
     const knex = strapi.db.connection;
     const selects = resources.map((resource, kindIndex) => {
+      const { locale } = scopes[kindIndex];
       const meta = strapi.db.metadata.get(resource.uid as never) as {
         tableName: string;
         attributes: Record<string, { columnName?: string }>;
       };
       const column = (attribute: string) => meta.attributes[attribute]?.columnName ?? attribute;
-      return knex(meta.tableName)
+      const select = knex(meta.tableName)
         .select({ documentId: column('documentId'), createdAt: column('createdAt') })
         .select(knex.raw(`${Number(kindIndex)} as kind_index`))
         .whereNotNull(column('publishedAt'));
+      return locale ? select.where(column('locale'), locale) : select;
     });
     // Unparenthesised members: SQLite refuses `(select …) union all (select …)`.
     const [first, ...others] = selects;
@@ -87,12 +96,17 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     }));
   }
 
-  async function readItems(resource: Resource, documentIds: string[]): Promise<Map<string, PageItem>> {
+  async function readItems(
+    resource: Resource,
+    at: LocaleScope,
+    documentIds: string[]
+  ): Promise<Map<string, PageItem>> {
     const readers = taxonomyReaders(resource);
     const directFields = readers
       .filter((reader) => Object.keys(reader.populate).length === 0)
       .map((reader) => resource.fields[reader.field].attribute);
     const entries = (await strapi.documents(resource.uid as never).findMany({
+      ...at,
       ...(resource.draftAndPublish ? { status: 'published' } : {}),
       filters: { documentId: { $in: documentIds } },
       fields: [
@@ -126,11 +140,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /** One page of every published entry: the keys in one query, then each type's fields in one more. */
     async list({ offset, limit }: Paging): Promise<PageItem[]> {
       const resources: Resource[] = LISTED.map((kind) => mapping().resource(kind));
-      const keys = await pageKeys(resources, offset, limit);
+      const locales = strapi.plugin(PLUGIN_ID).service('locales');
+      const scopes: LocaleScope[] = await Promise.all(resources.map((resource) => locales.scopeOf(resource)));
+      const keys = await pageKeys(resources, scopes, offset, limit);
       const items = await Promise.all(
         resources.map((resource, kindIndex) => {
           const ids = keys.filter((key) => key.kindIndex === kindIndex).map((key) => key.documentId);
-          return ids.length > 0 ? readItems(resource, ids) : new Map<string, PageItem>();
+          return ids.length > 0 ? readItems(resource, scopes[kindIndex], ids) : new Map<string, PageItem>();
         })
       );
       return keys.flatMap((key) => items[key.kindIndex].get(key.documentId) ?? []);

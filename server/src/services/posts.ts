@@ -5,6 +5,7 @@ import type { Resource } from '../resources';
 import { toSlug } from '../utils/slug';
 import type { EntityResponse } from './entities';
 import type { MediaMap } from './fields';
+import type { LocaleScope } from './locales';
 import type { Transaction } from './transactions';
 
 const sourceKey = (sourceId: string) => `source:${sourceId}`;
@@ -14,23 +15,20 @@ export type PostResult = EntityResponse & { notes: string[] };
 /**
  * Posts as the contract sees them (section 2.1, states in section 3): `publish` means the
  * document has a published version, `draft` that it has none. Every write runs in one
- * transaction with the document's rows locked, so concurrent requests apply one by one.
+ * transaction with the document's rows locked, so concurrent requests apply one by one. In a
+ * type with i18n on, every read and write addresses the plugin's locale (`at`) only.
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const plugin = () => strapi.plugin(PLUGIN_ID);
   const identities = () => plugin().service('identities');
   const fields = () => plugin().service('fields');
+  const versions = () => plugin().service('versions');
   const resource = (): Resource => plugin().service('mapping').resource('post');
   const posts = () => strapi.documents(resource().uid as never);
 
-  /** For a localized type only the default locale's version counts, which a row lock does not tell apart. */
-  const isLocalized = () =>
-    (strapi.contentTypes[resource().uid as never] as { pluginOptions?: { i18n?: { localized?: boolean } } })
-      ?.pluginOptions?.i18n?.localized === true;
-
-  async function isPublished(documentId: string) {
+  async function isPublished(documentId: string, at: LocaleScope) {
     return Boolean(
-      await posts().findOne({ documentId, status: 'published', fields: ['documentId'] } as never)
+      await posts().findOne({ documentId, ...at, status: 'published', fields: ['documentId'] } as never)
     );
   }
 
@@ -38,7 +36,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    * The stored values a partial update merges into, read only when needed: the seo object, and a
    * dynamic zone receiving content (its editor-added components stay).
    */
-  async function mergeBase(documentId: string, input: PostUpdate) {
+  async function mergeBase(documentId: string, at: LocaleScope, input: PostUpdate) {
     const { seo, content } = resource().fields;
     const populate = [
       ...(input.seo !== undefined && seo && ['json', 'seoComponent'].includes(seo.adapter)
@@ -47,7 +45,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       ...(input.content !== undefined && content?.adapter === 'dynamicZone' ? [content.attribute] : []),
     ];
     if (populate.length === 0) return null;
-    return posts().findOne({ documentId, populate } as never) as Promise<Record<string, unknown> | null>;
+    const base = await posts().findOne({ documentId, ...at, populate } as never);
+    return base as Record<string, unknown> | null;
   }
 
   /** The source_id names this post from now on, unless another post already holds it. */
@@ -60,9 +59,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   async function applyUpdate(
     transaction: Transaction,
     documentId: string,
+    at: LocaleScope,
     input: PostUpdate,
-    media: MediaMap,
-    lockedPublished?: boolean
+    media: MediaMap
   ) {
     const { draftAndPublish } = resource();
     const { data, notes } = await fields().toData(
@@ -70,36 +69,62 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       resource(),
       input,
       media,
-      await mergeBase(documentId, input)
+      await mergeBase(documentId, at, input)
     );
     if (input.source_id) await linkSource(transaction, input.source_id, documentId);
-    const published = draftAndPublish && (lockedPublished ?? (await isPublished(documentId)));
+    // Read here, not from the rows the caller locked: a publish that committed while this request
+    // waited for the lock replaced the published row by a new one, which that statement did not see.
+    const published = draftAndPublish && (await isPublished(documentId, at));
     const shouldBePublished = draftAndPublish && (input.status ? input.status === 'publish' : published);
 
     let written: Record<string, unknown> | null | undefined;
-    if (Object.keys(data).length > 0) {
+    const editedDraft =
+      published && shouldBePublished && Object.keys(data).length > 0
+        ? await versions().editedDraft(resource(), documentId, at)
+        : null;
+    if (editedDraft) {
+      await versions().publishBesideDraft(resource(), documentId, editedDraft, at, async () => {
+        // Merged into the published version's own seo and zone, not into the editor's.
+        const forPublished = await fields().toData(
+          transaction,
+          resource(),
+          input,
+          media,
+          await mergeBase(documentId, at, input)
+        );
+        notes.push(...forPublished.notes.filter((note: string) => !notes.includes(note)));
+        await posts().update({ documentId, ...at, data: forPublished.data } as never);
+      });
+      // Last, so the draft stays newer than the published version: the entry still shows "Modified".
+      written = await posts().update({ documentId, ...at, data } as never);
+    } else if (Object.keys(data).length > 0) {
       written = await posts().update({
         documentId,
+        ...at,
         data,
         ...(shouldBePublished ? { status: 'published' } : {}),
       } as never);
     } else if (shouldBePublished && !published) {
-      await posts().publish({ documentId } as never);
+      await posts().publish({ documentId, ...at } as never);
     }
-    if (published && !shouldBePublished) await posts().unpublish({ documentId } as never);
+    if (published && !shouldBePublished) await posts().unpublish({ documentId, ...at } as never);
     if (input.status === 'draft' && !draftAndPublish) {
       notes.push(`${resource().uid} has no draft & publish, so the post stays published.`);
     }
-    return { ...(await plugin().service('entities').response(resource(), documentId, written)), notes };
+    return {
+      ...(await plugin().service('entities').response(resource(), documentId, written, at)),
+      notes,
+    };
   }
 
-  async function createNew(transaction: Transaction, input: PostCreate, media: MediaMap) {
+  async function createNew(transaction: Transaction, at: LocaleScope, input: PostCreate, media: MediaMap) {
     const { registry, uid, slugField } = resource();
     const { data, notes } = await fields().toData(transaction, resource(), input, media);
     const slug = slugField
       ? await identities().freeSlug(transaction.trx, registry, uid, slugField, toSlug(input.title, registry))
       : undefined;
     const post = await posts().create({
+      ...at,
       data: slugField ? { ...data, [slugField]: slug } : data,
       ...(input.status === 'publish' ? { status: 'published' } : {}),
     } as never);
@@ -108,7 +133,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       ...(input.source_id ? [sourceKey(input.source_id)] : []),
     ];
     await identities().claimAll(transaction.trx, registry, keys, post.documentId);
-    return { ...(await plugin().service('entities').response(resource(), post.documentId, post)), notes };
+    return {
+      ...(await plugin().service('entities').response(resource(), post.documentId, post, at)),
+      notes,
+    };
   }
 
   return {
@@ -118,24 +146,28 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * the source_id is relinked to a new post.
      */
     async create(input: PostCreate): Promise<PostResult & { created: boolean }> {
+      const at: LocaleScope = await plugin().service('locales').scopeOf(resource());
       return fields().withMedia(resource(), input, async (transaction: Transaction, media: MediaMap) => {
         if (input.source_id) {
           const { registry, uid } = resource();
-          const known = await identities().findLive(transaction.trx, registry, uid, [
-            sourceKey(input.source_id),
-          ]);
-          if (known) return { ...(await applyUpdate(transaction, known, input, media)), created: false };
+          const known = await identities().findLive(
+            transaction.trx,
+            registry,
+            uid,
+            [sourceKey(input.source_id)],
+            at
+          );
+          if (known) return { ...(await applyUpdate(transaction, known, at, input, media)), created: false };
         }
-        return { ...(await createNew(transaction, input, media)), created: true };
+        return { ...(await createNew(transaction, at, input, media)), created: true };
       });
     },
 
     async update(documentId: string, input: PostUpdate): Promise<PostResult> {
+      const at: LocaleScope = await plugin().service('locales').scopeOf(resource());
       return fields().withMedia(resource(), input, async (transaction: Transaction, media: MediaMap) => {
-        const { published } = await plugin()
-          .service('entities')
-          .lockOrNotFound(transaction, resource(), documentId);
-        return applyUpdate(transaction, documentId, input, media, isLocalized() ? undefined : published);
+        await plugin().service('entities').lockOrNotFound(transaction, resource(), documentId, at);
+        return applyUpdate(transaction, documentId, at, input, media);
       });
     },
 

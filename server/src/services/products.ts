@@ -13,29 +13,53 @@ import type { Transaction } from './transactions';
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const plugin = () => strapi.plugin(PLUGIN_ID);
   const resource = (): Resource => plugin().service('mapping').resource('product');
+  const versions = () => plugin().service('versions');
 
   return {
-    /** Partial: only fields present change. A published product stays published with the new copy. */
+    /**
+     * Partial: only fields present change. A published product stays published with the new copy;
+     * an editor's unpublished changes stay in the draft, unpublished.
+     */
     async update(documentId: string, input: ProductUpdate): Promise<PostResult> {
       const products = strapi.documents(resource().uid as never);
+      const at = await plugin().service('locales').scopeOf(resource());
       return plugin()
         .service('fields')
         .withMedia(resource(), input, async (transaction: Transaction, media: MediaMap) => {
-          await plugin().service('entities').lockOrNotFound(transaction, resource(), documentId);
+          await plugin().service('entities').lockOrNotFound(transaction, resource(), documentId, at);
           const { data, notes } = await plugin()
             .service('fields')
             .toData(transaction, resource(), input, media);
           if (Object.keys(data).length > 0) {
             const published =
               resource().draftAndPublish &&
-              (await products.findOne({ documentId, status: 'published', fields: ['documentId'] } as never));
-            await products.update({
-              documentId,
-              data,
-              ...(published ? { status: 'published' } : {}),
-            } as never);
+              (await products.findOne({
+                documentId,
+                ...at,
+                status: 'published',
+                fields: ['documentId'],
+              } as never));
+            const editedDraft = published && (await versions().editedDraft(resource(), documentId, at));
+            if (editedDraft) {
+              // The data holds no merged values, so the published version and the draft take the same.
+              await versions().publishBesideDraft(resource(), documentId, editedDraft, at, async () => {
+                await products.update({ documentId, ...at, data } as never);
+              });
+              // Last, so the draft stays newer than the published version: the entry still shows "Modified".
+              await products.update({ documentId, ...at, data } as never);
+            } else {
+              await products.update({
+                documentId,
+                ...at,
+                data,
+                ...(published ? { status: 'published' } : {}),
+              } as never);
+            }
           }
-          return { ...(await plugin().service('entities').response(resource(), documentId)), notes };
+          return {
+            ...(await plugin().service('entities').response(resource(), documentId, null, at)),
+            notes,
+          };
         });
     },
   };

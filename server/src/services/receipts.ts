@@ -1,24 +1,36 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Core } from '@strapi/strapi';
-import { ContractError, Unauthenticated } from '../contract/errors';
+import { ContractError } from '../contract/errors';
 import { PLUGIN_ID } from '../constants';
-import { fitColumn } from '../utils/column-text';
-import { isLostConnection, isUniqueViolation } from '../utils/database-errors';
+import { tableOf } from '../database/tables';
 
 /** What a request was answered: kept so an exact replay gets it again. */
 export type Answer = { status: number; body: unknown };
-/** A request as the signature is bound to it: method and canonical path below the prefix. */
-export type SignedRequest = { signature: string; method: string; path: string; expiresAt: Date };
-type Claim = { first: true } | { first: false; answer: Answer };
+/** A signed write as its receipt identifies it: method, canonical path below the prefix, and signature. */
+export type SignedWrite = { signature: string; method: string; path: string; expiresAt: Date };
+/** A write on its way: the receipt it claims in its first transaction, or finds taken. */
+export type WriteClaim = {
+  fingerprint: string;
+  claimant: string;
+  expiresAt: Date;
+  /** Set once a transaction of this request took the receipt: its answer is kept when it ends. */
+  held: boolean;
+  /** Set when a transaction of this request found the receipt held by the same request before it. */
+  replayed: boolean;
+};
+type Knex = any;
 
 const RECEIPT_UID = 'plugin::publish-bridge.request-receipt';
 
 /** How long a replay waits for the first request's answer while that one is still running. */
 const WAIT_FOR_FIRST_MS = 5_000;
-const FIRST_POLL_MS = 50;
+const FIRST_POLL_MS = 20;
 const MAX_POLL_MS = 500;
 const PRUNE_INTERVAL_MS = 60_000;
+/** Answers wait this long to share one commit with the others that finished meanwhile. */
+const KEEP_ANSWERS_EVERY_MS = 100;
 /**
  * Receipts are kept this long past their timestamp's window, so instances whose clocks differ
  * by less than this never prune a receipt another instance still needs (keep them in sync).
@@ -27,144 +39,176 @@ const RECEIPT_MARGIN_MS = 10 * 60_000;
 /** The answer status of a write that failed with a 5xx: nothing was written, the same request may run again. */
 const FAILED = 0;
 
-type ReceiptRow = {
-  method: string;
-  path: string;
-  claimant: string;
-  httpStatus: number | null;
-  answer: string | null;
-};
+/**
+ * One digest for the signature, the method and the path: the same signed body sent to several
+ * paths (a bulk "set to draft", deletes of several posts in one millisecond) is several
+ * requests, each served once; the same request presented again is a replay. The method and the
+ * path are hashed, not stored, so a path of any length or byte fits.
+ */
+const fingerprintOf = ({ signature, method, path }: SignedWrite) =>
+  createHash('sha256').update(`${method} ${path}\n${signature}`).digest('hex');
 
-const fingerprintOf = (signature: string) => createHash('sha256').update(signature).digest('hex');
+/** Thrown inside a transaction of a replay: it rolls back, and the gate answers with the first answer. */
+class ReplayDetected extends ContractError {
+  constructor() {
+    super(
+      409,
+      'This exact request is already being processed. Wait for it to finish; a repeat sent after that gets its answer.'
+    );
+  }
+}
 
-/** The path as its varchar(255) column holds it (a decoded `%00` included). */
-const storedPath = (path: string) => fitColumn(path, 255);
+/** The write whose controller is running, for the transactions it opens. */
+const claims = new AsyncLocalStorage<WriteClaim>();
 
-/** With the backoff below, about 5 s: a database restarting or failing over is ridden out. */
-const RECORD_ATTEMPTS = 8;
-const MAX_RECORD_BACKOFF_MS = 1_000;
+type Holder = { claimant: string; status: number | null; answer: string | null };
 
 /**
- * The contract signs only the timestamp and the body, so the headers of one signed request
- * would also authenticate any other request with the same body (an empty-body GET's headers, a
- * DELETE of another id) while the timestamp is fresh. Each signature is therefore bound, under a
- * database unique index, to the first request that used it: a write that presents it again for
- * the same method and path is an exact replay and gets the first answer; for another method or
- * path it is refused. Reads are recorded so their headers cannot authorise a write, and are
- * served again (a read changes nothing).
+ * Runs each signed write once. The write claims its receipt, under a database unique index
+ * shared by every instance, as the first statement of the first transaction it opens, so the
+ * claim costs no commit of its own and rolls back with a write that failed. An exact replay
+ * (same signature, method and path) finds the receipt taken, rolls back, and is answered with
+ * the first answer, which is kept after the first request's answer, in batches. Reads change
+ * nothing and take no receipt; neither does a request that wrote nothing (it opened no transaction).
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const receipts = () => strapi.db.query(RECEIPT_UID as never);
+  const table = () => tableOf(strapi, RECEIPT_UID);
+  const rows = (knex: Knex = strapi.db.connection) => knex(table().name);
   let lastPruneAt = 0;
+  const answersToKeep = new Map<string, { claimant: string; status: number; answer: string | null }>();
+  let keeping: Promise<void> | undefined;
 
   function pruneWhenDue() {
     if (Date.now() - lastPruneAt < PRUNE_INTERVAL_MS) return;
     lastPruneAt = Date.now();
-    receipts()
-      .deleteMany({ where: { expiresAt: { $lt: new Date(Date.now() - RECEIPT_MARGIN_MS) } } })
+    rows()
+      .where(table().column('expiresAt'), '<', new Date(Date.now() - RECEIPT_MARGIN_MS))
+      .delete()
       .catch((error: Error) =>
         strapi.log.warn(`[${PLUGIN_ID}] could not prune request receipts: ${error.message}`)
       );
   }
 
+  async function holderOf(fingerprint: string, knex?: Knex): Promise<Holder | undefined> {
+    const { column } = table();
+    return rows(knex)
+      .first({ claimant: column('claimant'), status: column('httpStatus'), answer: column('answer') })
+      .where(column('fingerprint'), fingerprint);
+  }
+
   /**
-   * True when this request recorded the signature first; false when another request holds it.
-   * A connection that broke under the insert (a database restarting) is tried again for a few
-   * seconds, as the transactions service does for a transaction that could not begin. An insert
-   * that committed before its connection died is recognised by its claimant on the next try.
+   * The answers of the writes that finished, in one transaction: a commit per batch, not per
+   * request (on SQLite's single connection each commit holds up every other write).
    */
-  async function record(fingerprint: string, request: SignedRequest): Promise<boolean> {
-    const claimant = randomUUID();
-    const data = {
-      fingerprint,
-      method: request.method,
-      path: storedPath(request.path),
-      claimant,
-      expiresAt: request.expiresAt,
-    };
-    for (let attempt = 1; ; attempt += 1) {
+  async function keepAnswers() {
+    await sleep(KEEP_ANSWERS_EVERY_MS);
+    const { column } = table();
+    while (answersToKeep.size > 0) {
+      const batch = [...answersToKeep];
+      answersToKeep.clear();
       try {
-        await receipts().create({ data });
-        pruneWhenDue();
-        return true;
+        await strapi.db.connection.transaction(async (trx: Knex) => {
+          for (const [fingerprint, { claimant, status, answer }] of batch) {
+            await rows(trx)
+              .where({ [column('fingerprint')]: fingerprint, [column('claimant')]: claimant })
+              .update({ [column('httpStatus')]: status, [column('answer')]: answer });
+          }
+        });
       } catch (error) {
-        if (isUniqueViolation(error))
-          return attempt > 1 && (await holderOf(fingerprint))?.claimant === claimant;
-        if (!isLostConnection(error) || attempt === RECORD_ATTEMPTS) throw error;
-        await sleep(Math.min(MAX_RECORD_BACKOFF_MS, FIRST_POLL_MS * 2 ** attempt));
+        // Replays of these requests are answered 409 "still being processed" until their receipts expire.
+        strapi.log.warn(
+          `[${PLUGIN_ID}] could not keep ${batch.length} answers for replays: ${(error as Error).message}`
+        );
       }
     }
+    keeping = undefined;
   }
 
-  const holderOf = (fingerprint: string) =>
-    receipts().findOne({
-      where: { fingerprint },
-      select: ['method', 'path', 'claimant', 'httpStatus', 'answer'],
-    }) as Promise<ReceiptRow | null>;
-
-  function refuseReuse(holder: ReceiptRow): never {
-    throw new Unauthenticated(
-      'signature_reused',
-      `This signature was already used for ${holder.method} ${holder.path}. Every request must be signed on its own; sign this one again and resend it.`
-    );
-  }
-
-  /** Takes over the claim of the same request that failed with a 5xx; only one retry wins it. */
-  async function reclaimFailed(fingerprint: string): Promise<boolean> {
-    const { count } = (await receipts().updateMany({
-      where: { fingerprint, httpStatus: FAILED },
-      data: { httpStatus: null },
-    })) as { count: number };
-    return count === 1;
+  /** Polls for the first request's answer, kept once it finished. */
+  async function firstAnswer(fingerprint: string): Promise<Answer> {
+    const deadline = Date.now() + WAIT_FOR_FIRST_MS;
+    for (let pollMs = FIRST_POLL_MS; Date.now() < deadline; pollMs = Math.min(MAX_POLL_MS, pollMs * 2)) {
+      await sleep(pollMs);
+      const holder = await holderOf(fingerprint);
+      if (holder?.status != null && Number(holder.status) !== FAILED) {
+        return {
+          status: Number(holder.status),
+          body: holder.answer === null ? undefined : JSON.parse(holder.answer),
+        };
+      }
+      if (holder?.status != null || !holder) break;
+    }
+    // Still running, or it failed (a 5xx) meanwhile: then the same request may be sent again.
+    return { status: 409, body: { error: new ReplayDetected().message } };
   }
 
   return {
-    /** Records a read's signature so it cannot authorise a write; a read is never refused for reuse. */
-    async recordRead(request: SignedRequest) {
-      await record(fingerprintOf(request.signature), request);
+    claimFor(request: SignedWrite): WriteClaim {
+      return {
+        fingerprint: fingerprintOf(request),
+        claimant: randomUUID(),
+        expiresAt: request.expiresAt,
+        held: false,
+        replayed: false,
+      };
+    },
+
+    /** Runs `next` (the route) as this write; for an exact replay, returns the first request's answer. */
+    async runOnce(claim: WriteClaim, next: () => Promise<unknown>): Promise<Answer | undefined> {
+      await claims.run(claim, next);
+      return claim.replayed ? firstAnswer(claim.fingerprint) : undefined;
     },
 
     /**
-     * Claims the signature for this write, or returns the first answer of the same request,
-     * waiting a little while that one is still running. A first request that failed with a 5xx
-     * wrote nothing, so the same request (never another method or path) may run again.
+     * The first statement of every transaction a write opens: takes the receipt, finds it this
+     * request's own (an earlier transaction of it, or one whose commit raced a lost connection),
+     * takes over the receipt of the same request that failed with a 5xx, or stops a replay. On
+     * PostgreSQL and MySQL a concurrent twin waits here for the first transaction to end.
      */
-    async claimWrite(request: SignedRequest): Promise<Claim> {
-      const fingerprint = fingerprintOf(request.signature);
-      const deadline = Date.now() + WAIT_FOR_FIRST_MS;
-      for (let pollMs = FIRST_POLL_MS; ; pollMs = Math.min(MAX_POLL_MS, pollMs * 2)) {
-        if (await record(fingerprint, request)) return { first: true };
-        const holder = await holderOf(fingerprint);
-        if (holder && (holder.method !== request.method || holder.path !== storedPath(request.path)))
-          refuseReuse(holder);
-        if (holder?.httpStatus === FAILED) {
-          if (await reclaimFailed(fingerprint)) return { first: true };
-          continue;
-        }
-        if (holder?.httpStatus != null) {
-          const body = holder.answer === null ? undefined : JSON.parse(holder.answer);
-          return { first: false, answer: { status: holder.httpStatus, body } };
-        }
-        if (Date.now() >= deadline) {
-          throw new ContractError(
-            409,
-            'The same signed request is still being processed. Wait for it to finish; a repeat sent after that gets its answer.'
-          );
-        }
-        await sleep(pollMs);
+    async claimInTransaction(trx: Knex) {
+      const claim = claims.getStore();
+      if (!claim) return;
+      if (claim.replayed) throw new ReplayDetected();
+      const { column } = table();
+      await rows(trx)
+        .insert({
+          [column('fingerprint')]: claim.fingerprint,
+          [column('claimant')]: claim.claimant,
+          [column('expiresAt')]: claim.expiresAt,
+        })
+        .onConflict(column('fingerprint'))
+        .ignore();
+      const holder = await holderOf(claim.fingerprint, trx);
+      const failedBefore = holder?.status != null && Number(holder.status) === FAILED;
+      const isOwn =
+        holder?.claimant === claim.claimant ||
+        (failedBefore &&
+          (await rows(trx)
+            .where({ [column('fingerprint')]: claim.fingerprint, [column('httpStatus')]: FAILED })
+            .update({ [column('claimant')]: claim.claimant, [column('httpStatus')]: null })) === 1);
+      if (!isOwn) {
+        claim.replayed = true;
+        throw new ReplayDetected();
       }
+      claim.held = true;
+      pruneWhenDue();
     },
 
     /** Keeps the answer for replays; a 5xx changed nothing, so it is kept as retryable instead. */
-    async settle(signature: string, { status, body }: Answer) {
+    settle(claim: WriteClaim, { status, body }: Answer) {
+      if (!claim.held || claim.replayed) return;
       const failed = status >= 500;
-      await receipts().updateMany({
-        where: { fingerprint: fingerprintOf(signature) },
-        data: {
-          httpStatus: failed ? FAILED : status,
-          answer: failed || body === undefined ? null : JSON.stringify(body),
-        },
+      answersToKeep.set(claim.fingerprint, {
+        claimant: claim.claimant,
+        status: failed ? FAILED : status,
+        answer: failed || body === undefined ? null : JSON.stringify(body),
       });
+      keeping ??= keepAnswers();
+    },
+
+    /** Waits for the answers not yet kept: before Strapi stops. */
+    async flush() {
+      while (keeping) await keeping;
     },
   };
 };

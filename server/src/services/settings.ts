@@ -7,6 +7,7 @@ import {
 } from '../contract/capabilities';
 import type { PluginConfig } from '../config';
 import { API_KEY_ENV, PLUGIN_ID } from '../constants';
+import { newProbeSecret } from '../utils/connection-probe';
 import type { ActivityItem } from './activity';
 import type { ResourceStorage } from './mapping';
 
@@ -74,6 +75,7 @@ export type OverviewOptions = { requestOrigin: string; includeLastRequest: boole
 
 const SETTINGS_KEY = 'settings';
 const STATUS_KEY = 'status';
+const PROBE_SECRET_KEY = 'probeSecret';
 
 export class SettingsError extends Error {}
 
@@ -93,6 +95,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       encrypt(value: string): string | null;
       decrypt(value: string): string | null;
     };
+
+  let probeSecret: Promise<string> | undefined;
+
+  async function readOrMakeProbeSecret(): Promise<string> {
+    const stored = await store().get({ key: PROBE_SECRET_KEY });
+    if (typeof stored === 'string') return stored;
+    await store().set({ key: PROBE_SECRET_KEY, value: newProbeSecret() });
+    // Instances that made one at the same moment all take the one the store kept.
+    return (await store().get({ key: PROBE_SECRET_KEY })) as string;
+  }
 
   async function readStored(): Promise<StoredSettings> {
     return ((await store().get({ key: SETTINGS_KEY })) as StoredSettings | null) ?? {};
@@ -308,6 +320,19 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         status: { lastHandshakeAt: status.lastHandshakeAt, lastRequest },
         storage: strapi.plugin(PLUGIN_ID).service('mapping').describe(),
       };
+    },
+
+    /**
+     * The secret that answers the connection probe, made on first use and shared by every
+     * instance through the store. Kept in plain text like the rest of the store's values: it only
+     * proves that an address leads back to this site, and whoever reads the store has the site.
+     */
+    probeSecret(): Promise<string> {
+      probeSecret ??= readOrMakeProbeSecret().catch((error) => {
+        probeSecret = undefined;
+        throw error;
+      });
+      return probeSecret;
     },
 
     async status(): Promise<ConnectionStatus> {

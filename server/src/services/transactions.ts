@@ -1,5 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { PLUGIN_ID } from '../constants';
 import { isConnectionFailure, isRetryableConflict } from '../utils/database-errors';
 
 const MAX_ATTEMPTS = 16;
@@ -77,6 +78,7 @@ function watchConnection(connection: DriverConnection) {
  * which rides out a restart or failover.
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
+  const receipts = () => strapi.plugin(PLUGIN_ID).service('receipts');
   let readCommittedIsSafe: Promise<boolean> | undefined;
 
   /**
@@ -131,6 +133,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
             attemptState.watch = watch;
             try {
               await useReadCommitted(knex);
+              await receipts().claimInTransaction(knex);
               const result = await Promise.race([work({ trx }), watch.failure]);
               attemptState.workEnded = true;
               return result;

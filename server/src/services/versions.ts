@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import type { Core } from '@strapi/strapi';
+import type { Resource } from '../resources';
+import type { LocaleScope } from './locales';
+
+export type EditedDraft = { id: number };
+
+/**
+ * Strapi 5 publishes a document by copying its whole draft, and offers no way to write the
+ * published version alone. When an editor saved changes in the Content Manager without
+ * publishing them (the entry shows "Modified"), publishing the draft would publish those
+ * unreviewed changes along with the fields the platform sent. In a type with i18n on, all of
+ * this happens in the plugin's locale (`at`); the other locales' rows are never read or moved.
+ */
+export default ({ strapi }: { strapi: Core.Strapi }) => {
+  const documents = (resource: Resource) => strapi.documents(resource.uid as never) as any;
+  const rows = (resource: Resource) => strapi.db.query(resource.uid as never);
+  /** A documentId no document holds: Strapi's are 24 lowercase letters and digits. */
+  const asideId = () => `publish-bridge-aside-${randomUUID()}`;
+
+  return {
+    /** The document's draft when it was saved after its published version (the Content Manager's "Modified" rule). */
+    async editedDraft(resource: Resource, documentId: string, at: LocaleScope): Promise<EditedDraft | null> {
+      const version = (status: 'draft' | 'published') =>
+        documents(resource).findOne({ documentId, ...at, status, fields: ['updatedAt'] }) as Promise<{
+          id: number;
+          updatedAt: string | Date;
+        } | null>;
+      const draft = await version('draft');
+      const published = await version('published');
+      if (!draft?.updatedAt || !published) return null;
+      return new Date(draft.updatedAt).getTime() > new Date(published.updatedAt ?? 0).getTime()
+        ? { id: draft.id }
+        : null;
+    },
+
+    /**
+     * Publishes `write` (draft writes through the Document Service) applied to a copy of the
+     * published version instead of to the editor's draft. The editor's draft row is set aside
+     * under another documentId meanwhile, so Strapi's discardDraft and publish do not see it,
+     * and then comes back as it was: its relations, components and media hang on its row id, so
+     * none of them moves. The copy is deleted through the Document Service, components included.
+     * Runs in the caller's transaction: a failure puts every documentId back.
+     */
+    async publishBesideDraft(
+      resource: Resource,
+      documentId: string,
+      draft: EditedDraft,
+      at: LocaleScope,
+      write: () => Promise<void>
+    ): Promise<void> {
+      const editorDraftAside = asideId();
+      await rows(resource).update({ where: { id: draft.id }, data: { documentId: editorDraftAside } });
+      const { entries } = await documents(resource).discardDraft({ documentId, ...at });
+      await write();
+      await documents(resource).publish({ documentId, ...at });
+      const copyAside = asideId();
+      for (const copy of entries as Array<{ id: number }>)
+        await rows(resource).update({ where: { id: copy.id }, data: { documentId: copyAside } });
+      await rows(resource).update({ where: { id: draft.id }, data: { documentId } });
+      await documents(resource).delete({ documentId: copyAside, ...at });
+    },
+  };
+};

@@ -1,0 +1,232 @@
+import { captureServerErrors } from '../helpers/inspect';
+import { startSite, type Site } from '../helpers/site';
+
+/**
+ * Posts in a type with Strapi's i18n on (the example's Journal): the plugin writes, lists and
+ * deletes one locale's version of each document, and leaves the translations editors add alone.
+ */
+const JOURNAL = 'api::journal.journal';
+
+const addFrench = (site: Site) =>
+  site.strapi.plugin('i18n').service('locales').create({ code: 'fr', name: 'French (fr)' });
+
+/** Every row (draft and published, every locale) of a document, read by the query engine. */
+const rowsOf = (site: Site, documentId: string) =>
+  site.strapi.db.query(JOURNAL as never).findMany({ where: { documentId } }) as Promise<
+    Array<{ locale: string; title: string; publishedAt: unknown }>
+  >;
+
+const versionsOf = async (site: Site, documentId: string) =>
+  (await rowsOf(site, documentId))
+    .map((row) => `${row.locale}:${row.publishedAt ? 'published' : 'draft'}:${row.title}`)
+    .sort();
+
+/** What an editor does in the Content Manager: a French version, published. */
+async function translate(site: Site, documentId: string, title: string) {
+  const journals = site.strapi.documents(JOURNAL as never) as any;
+  await journals.update({ documentId, locale: 'fr', data: { title } });
+  await journals.publish({ documentId, locale: 'fr' });
+}
+
+async function publish(site: Site, body: Record<string, unknown>) {
+  const reply = await site.send('POST', '/posts', { content: '<p>Body.</p>', status: 'publish', ...body });
+  expect(reply).toMatchObject({ status: 200 });
+  return reply.body.id as string;
+}
+
+async function listedPosts(site: Site) {
+  const reply = await site.send('GET', '/pages?per_page=100');
+  expect(reply.status).toBe(200);
+  return (reply.body as Array<{ type: string; id: string; title: string }>).filter(
+    (item) => item.type === 'post'
+  );
+}
+
+describe('posts in a localized type, default locale', () => {
+  let site: Site;
+  let serverErrors: string[];
+
+  beforeAll(async () => {
+    site = await startSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'localized' });
+    serverErrors = captureServerErrors(site.strapi);
+    await addFrench(site);
+  });
+  afterAll(async () => {
+    await site?.stop();
+  });
+  afterEach(() => {
+    expect(serverErrors).toEqual([]);
+  });
+
+  test('a published post is stored in the default locale, with its categories', async () => {
+    const id = await publish(site, { title: 'Morning brew', categories: ['Brewing'], source_id: 'm-1' });
+    expect(await versionsOf(site, id)).toEqual(['en:draft:Morning brew', 'en:published:Morning brew']);
+    const stored = (await site.strapi
+      .documents(JOURNAL as never)
+      .findOne({ documentId: id, status: 'published', populate: ['categories'] } as never)) as any;
+    expect(stored.categories.map((category: { name: string }) => category.name)).toEqual(['Brewing']);
+  });
+
+  test('/pages lists a post once when an editor added a French translation', async () => {
+    const id = await publish(site, { title: 'Listed once' });
+    await translate(site, id, 'Listé une fois');
+    const listed = (await listedPosts(site)).filter((item) => item.id === id);
+    expect(listed).toEqual([expect.objectContaining({ id, title: 'Listed once' })]);
+  });
+
+  test('a PUT changes the default locale only; the French version stays as the editor left it', async () => {
+    const id = await publish(site, { title: 'Before' });
+    await translate(site, id, 'Avant');
+    const reply = await site.send('PUT', `/posts/${id}`, { title: 'After', content: '<p>New body.</p>' });
+    expect(reply).toMatchObject({ status: 200, body: { id } });
+    expect(await versionsOf(site, id)).toEqual([
+      'en:draft:After',
+      'en:published:After',
+      'fr:draft:Avant',
+      'fr:published:Avant',
+    ]);
+  });
+
+  test('unpublishing and republishing touch the default locale only', async () => {
+    const id = await publish(site, { title: 'On and off' });
+    await translate(site, id, 'Marche arrêt');
+    expect(await site.send('PUT', `/posts/${id}`, { status: 'draft' })).toMatchObject({ status: 200 });
+    expect(await versionsOf(site, id)).toEqual([
+      'en:draft:On and off',
+      'fr:draft:Marche arrêt',
+      'fr:published:Marche arrêt',
+    ]);
+    expect(await site.send('PUT', `/posts/${id}`, { status: 'publish' })).toMatchObject({ status: 200 });
+    expect(await versionsOf(site, id)).toEqual([
+      'en:draft:On and off',
+      'en:published:On and off',
+      'fr:draft:Marche arrêt',
+      'fr:published:Marche arrêt',
+    ]);
+  });
+
+  test("an editor's unpublished draft in the default locale survives an update, and so does French", async () => {
+    const id = await publish(site, { title: 'Reviewed' });
+    await translate(site, id, 'Relu');
+    await (site.strapi.documents(JOURNAL as never) as any).update({
+      documentId: id,
+      locale: 'en',
+      data: { title: 'Editor draft' },
+    });
+    const reply = await site.send('PUT', `/posts/${id}`, { excerpt: 'From the platform.' });
+    expect(reply).toMatchObject({ status: 200 });
+    expect(await versionsOf(site, id)).toEqual([
+      'en:draft:Editor draft',
+      'en:published:Reviewed',
+      'fr:draft:Relu',
+      'fr:published:Relu',
+    ]);
+    const published = (await site.strapi
+      .documents(JOURNAL as never)
+      .findOne({ documentId: id, status: 'published', locale: 'en' } as never)) as any;
+    expect(published.description).toBe('From the platform.');
+  });
+
+  test('a DELETE removes the default-locale version only; the post is gone for the platform', async () => {
+    const id = await publish(site, { title: 'Short lived', source_id: 'short-1' });
+    await translate(site, id, 'Éphémère');
+    expect(await site.send('DELETE', `/posts/${id}`)).toMatchObject({
+      status: 200,
+      body: { id, deleted: true },
+    });
+    expect(await versionsOf(site, id)).toEqual(['fr:draft:Éphémère', 'fr:published:Éphémère']);
+    expect((await listedPosts(site)).map((item) => item.id)).not.toContain(id);
+    expect(await site.send('PUT', `/posts/${id}`, { title: 'Again' })).toMatchObject({ status: 404 });
+    expect(await site.send('DELETE', `/posts/${id}`)).toMatchObject({ status: 404 });
+    // Publishing the same source again makes a new post; the editor's translation stays where it was.
+    const again = await publish(site, { title: 'Short lived', source_id: 'short-1' });
+    expect(again).not.toBe(id);
+    expect(await versionsOf(site, id)).toEqual(['fr:draft:Éphémère', 'fr:published:Éphémère']);
+  });
+
+  test('a post published again by source_id updates the default locale of the same document', async () => {
+    const id = await publish(site, { title: 'Retried', source_id: 'retry-1' });
+    await translate(site, id, 'Réessayé');
+    const again = await site.send('POST', '/posts', {
+      title: 'Retried twice',
+      content: '<p>Body.</p>',
+      status: 'publish',
+      source_id: 'retry-1',
+    });
+    expect(again).toMatchObject({ status: 200, body: { id } });
+    expect(await versionsOf(site, id)).toEqual([
+      'en:draft:Retried twice',
+      'en:published:Retried twice',
+      'fr:draft:Réessayé',
+      'fr:published:Réessayé',
+    ]);
+  });
+});
+
+describe('posts in a localized type, locale configured', () => {
+  test('with locale "fr" posts are written, listed, updated and deleted in French', async () => {
+    const site = await startSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'localized', PUBLISH_BRIDGE_LOCALE: 'fr' });
+    try {
+      await addFrench(site);
+      const id = await publish(site, { title: 'Bonjour' });
+      expect(await versionsOf(site, id)).toEqual(['fr:draft:Bonjour', 'fr:published:Bonjour']);
+      expect((await listedPosts(site)).filter((item) => item.id === id)).toEqual([
+        expect.objectContaining({ title: 'Bonjour' }),
+      ]);
+      expect(await site.send('PUT', `/posts/${id}`, { title: 'Bonsoir' })).toMatchObject({ status: 200 });
+      expect(await versionsOf(site, id)).toEqual(['fr:draft:Bonsoir', 'fr:published:Bonsoir']);
+      // An editor's unpublished French change and an English version: both stay through an update.
+      const journals = site.strapi.documents(JOURNAL as never) as any;
+      await journals.update({ documentId: id, locale: 'fr', data: { title: 'Brouillon' } });
+      await journals.update({ documentId: id, locale: 'en', data: { title: 'Good evening' } });
+      expect(await site.send('PUT', `/posts/${id}`, { excerpt: 'De la plateforme.' })).toMatchObject({
+        status: 200,
+      });
+      expect(await versionsOf(site, id)).toEqual([
+        'en:draft:Good evening',
+        'fr:draft:Brouillon',
+        'fr:published:Bonsoir',
+      ]);
+      const published = await journals.findOne({ documentId: id, locale: 'fr', status: 'published' });
+      expect(published.description).toBe('De la plateforme.');
+      // No copy of the published version is left behind under another documentId.
+      expect(await site.strapi.db.query(JOURNAL as never).count()).toBe(3);
+      expect(await site.send('DELETE', `/posts/${id}`)).toMatchObject({ status: 200 });
+      expect(await versionsOf(site, id)).toEqual(['en:draft:Good evening']);
+      expect(await listedPosts(site)).toEqual([]);
+    } finally {
+      await site.stop();
+    }
+  });
+
+  test('a locale the site does not have is a warning at boot, and fails each request with an actionable message', async () => {
+    const warnings: string[] = [];
+    const site = await startSite(
+      {
+        PUBLISH_BRIDGE_CONTENT_TYPES: 'localized',
+        PUBLISH_BRIDGE_LOCALE: 'de',
+      },
+      (strapi) => {
+        const warn = strapi.log.warn.bind(strapi.log);
+        strapi.log.warn = ((message: unknown, ...rest: unknown[]) => {
+          warnings.push(String(message));
+          return warn(message as never, ...(rest as never[]));
+        }) as typeof strapi.log.warn;
+      }
+    );
+    try {
+      expect(warnings).toEqual([expect.stringMatching(/"de".*not one of this site's locales \(en\)/)]);
+      const reply = await site.send('POST', '/posts', {
+        title: 'Hallo',
+        content: '<p>Body.</p>',
+        status: 'publish',
+      });
+      expect(reply.status).toBe(500);
+      expect(reply.body).toEqual({ error: expect.stringContaining('"de"') });
+      expect(reply.body.error).toMatch(/Internationalization/);
+      expect(await site.strapi.db.query(JOURNAL as never).count()).toBe(0);
+    } finally {
+      await site.stop();
+    }
+  });
+});
