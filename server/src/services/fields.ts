@@ -20,6 +20,7 @@ import { htmlToSections, mergeZone, type Section, type ZoneEntry } from '../mapp
 import type { FieldTarget, SeoPart, ZoneComponents } from '../mapping/resolve';
 import type { Resource } from '../resources';
 import { displayUrl } from '../utils/display-url';
+import type { LocaleScope } from './locales';
 import type { ImportOptions } from './media';
 import type { NamedKind } from './taxonomy';
 import type { Transaction } from './transactions';
@@ -495,6 +496,36 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         }
       }
       return { data, notes };
+    },
+
+    /**
+     * `toData` for a partial update of a stored document, merged into the values it keeps: the
+     * seo object, and a dynamic zone receiving HTML (its editor-added components stay). They are
+     * read from the document's draft, only when the input needs them.
+     */
+    async toUpdateData(
+      transaction: Transaction,
+      resource: Resource,
+      documentId: string,
+      at: LocaleScope,
+      input: ContractInput,
+      media: MediaMap
+    ): Promise<WriteResult> {
+      const populate = Object.entries(resource.fields)
+        .filter(
+          ([field, target]) =>
+            input[field] !== undefined &&
+            (target.adapter === 'dynamicZone' ||
+              (field === 'seo' && ['json', 'seoComponent'].includes(target.adapter)))
+        )
+        .map(([, target]) => target.attribute);
+      const current =
+        populate.length > 0
+          ? ((await strapi
+              .documents(resource.uid as never)
+              .findOne({ documentId, ...at, populate } as never)) as Record<string, unknown> | null)
+          : null;
+      return this.toData(transaction, resource, input, media, current);
     },
 
     /**

@@ -32,23 +32,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     );
   }
 
-  /**
-   * The stored values a partial update merges into, read only when needed: the seo object, and a
-   * dynamic zone receiving content (its editor-added components stay).
-   */
-  async function mergeBase(documentId: string, at: LocaleScope, input: PostUpdate) {
-    const { seo, content } = resource().fields;
-    const populate = [
-      ...(input.seo !== undefined && seo && ['json', 'seoComponent'].includes(seo.adapter)
-        ? [seo.attribute]
-        : []),
-      ...(input.content !== undefined && content?.adapter === 'dynamicZone' ? [content.attribute] : []),
-    ];
-    if (populate.length === 0) return null;
-    const base = await posts().findOne({ documentId, ...at, populate } as never);
-    return base as Record<string, unknown> | null;
-  }
-
   /** The source_id names this post from now on, unless another post already holds it. */
   async function linkSource(transaction: Transaction, sourceId: string, documentId: string) {
     const holder = await identities().lookup(transaction.trx, resource().registry, sourceKey(sourceId));
@@ -64,13 +47,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     media: MediaMap
   ) {
     const { draftAndPublish } = resource();
-    const { data, notes } = await fields().toData(
-      transaction,
-      resource(),
-      input,
-      media,
-      await mergeBase(documentId, at, input)
-    );
+    const toUpdateData = () => fields().toUpdateData(transaction, resource(), documentId, at, input, media);
+    const { data, notes } = await toUpdateData();
     if (input.source_id) await linkSource(transaction, input.source_id, documentId);
     // Read here, not from the rows the caller locked: a publish that committed while this request
     // waited for the lock replaced the published row by a new one, which that statement did not see.
@@ -78,32 +56,17 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const shouldBePublished = draftAndPublish && (input.status ? input.status === 'publish' : published);
 
     let written: Record<string, unknown> | null | undefined;
-    const editedDraft =
-      published && shouldBePublished && Object.keys(data).length > 0
-        ? await versions().editedDraft(resource(), documentId, at)
-        : null;
-    if (editedDraft) {
-      await versions().publishBesideDraft(resource(), documentId, editedDraft, at, async () => {
-        // Merged into the published version's own seo and zone, not into the editor's.
-        const forPublished = await fields().toData(
-          transaction,
-          resource(),
-          input,
-          media,
-          await mergeBase(documentId, at, input)
-        );
-        notes.push(...forPublished.notes.filter((note: string) => !notes.includes(note)));
-        await posts().update({ documentId, ...at, data: forPublished.data } as never);
-      });
-      // Last, so the draft stays newer than the published version: the entry still shows "Modified".
-      written = await posts().update({ documentId, ...at, data } as never);
-    } else if (Object.keys(data).length > 0) {
-      written = await posts().update({
+    if (Object.keys(data).length > 0) {
+      const update = await versions().writeUpdate(
+        resource(),
         documentId,
-        ...at,
-        data,
-        ...(shouldBePublished ? { status: 'published' } : {}),
-      } as never);
+        at,
+        { published, publish: shouldBePublished },
+        { data, notes },
+        toUpdateData
+      );
+      written = update.written;
+      notes.push(...update.addedNotes);
     } else if (shouldBePublished && !published) {
       await posts().publish({ documentId, ...at } as never);
     }

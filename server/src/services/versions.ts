@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
 import type { Resource } from '../resources';
+import type { WriteResult } from './fields';
 import type { LocaleScope } from './locales';
 
 export type EditedDraft = { id: number };
@@ -59,6 +60,42 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         await rows(resource).update({ where: { id: copy.id }, data: { documentId: copyAside } });
       await rows(resource).update({ where: { id: draft.id }, data: { documentId } });
       await documents(resource).delete({ documentId: copyAside, ...at });
+    },
+
+    /**
+     * Writes a partial update: `forDraft` to the draft, published with it when `publish`. When the
+     * document is published, stays so, and an editor saved unpublished changes, the published
+     * version is written beside the editor's draft instead: it takes `forPublished()`, computed
+     * once it is the draft, so that sent values merge into its own seo and zone, not into the
+     * editor's. Returns the draft as written and the notes only the published version's data had.
+     */
+    async writeUpdate(
+      resource: Resource,
+      documentId: string,
+      at: LocaleScope,
+      { published, publish }: { published: boolean; publish: boolean },
+      forDraft: WriteResult,
+      forPublished: () => Promise<WriteResult>
+    ): Promise<{ written: Record<string, unknown>; addedNotes: string[] }> {
+      const editedDraft = published && publish ? await this.editedDraft(resource, documentId, at) : null;
+      if (!editedDraft) {
+        const written = await documents(resource).update({
+          documentId,
+          ...at,
+          data: forDraft.data,
+          ...(publish ? { status: 'published' } : {}),
+        });
+        return { written, addedNotes: [] };
+      }
+      let addedNotes: string[] = [];
+      await this.publishBesideDraft(resource, documentId, editedDraft, at, async () => {
+        const { data, notes } = await forPublished();
+        addedNotes = notes.filter((note) => !forDraft.notes.includes(note));
+        await documents(resource).update({ documentId, ...at, data });
+      });
+      // Last, so the draft stays newer than the published version: the entry still shows "Modified".
+      const written = await documents(resource).update({ documentId, ...at, data: forDraft.data });
+      return { written, addedNotes };
     },
   };
 };
