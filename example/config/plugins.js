@@ -35,8 +35,8 @@ const SITE_CONTENT_TYPES = {
 /**
  * PUBLISH_BRIDGE_CONTENT_TYPES=template: posts go into the Story, the Article of Strapi's own
  * example blog (create-strapi-app --example): one category, one author, an 80-character
- * description, the body in the `blocks` dynamic zone. Categories and authors stay where 'site'
- * puts them.
+ * description, the body in the `blocks` dynamic zone. Products go into the Item, whose
+ * description is the same kind of zone. Categories and authors stay where 'site' puts them.
  */
 const TEMPLATE_CONTENT_TYPES = {
   ...SITE_CONTENT_TYPES,
@@ -51,6 +51,10 @@ const TEMPLATE_CONTENT_TYPES = {
       categories: 'category',
       content: 'blocks',
     },
+  },
+  product: {
+    uid: 'api::item.item',
+    fields: { name: 'name', slug: 'slug', short_description: 'shortDescription', description: 'blocks' },
   },
 };
 

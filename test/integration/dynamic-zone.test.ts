@@ -8,6 +8,8 @@ import { startSite, type Site } from '../helpers/site';
  * of shared.rich-text, shared.media, shared.quote and shared.slider.
  */
 const STORY = 'api::story.story';
+/** Products go into the Item, whose description is the same `blocks` zone. */
+const ITEM = 'api::item.item';
 const FORMAT = 'plugin::publish-bridge.richtextFormat';
 
 let site: Site;
@@ -27,11 +29,21 @@ const POPULATE = {
     },
   },
 };
-const storedBlocks = async (
-  documentId: string,
-  status: 'draft' | 'published' = 'draft'
-): Promise<Component[]> => (await stories().findOne({ documentId, status, populate: POPULATE })).blocks;
+const zoneOf =
+  (uid: string) =>
+  async (documentId: string, status: 'draft' | 'published' = 'draft'): Promise<Component[]> =>
+    (await (site.strapi.documents(uid as never) as any).findOne({ documentId, status, populate: POPULATE }))
+      .blocks;
+const storedBlocks = zoneOf(STORY);
+const storedItemBlocks = zoneOf(ITEM);
 const kinds = (blocks: Component[]) => blocks.map((block) => block.__component);
+
+/** The zone as the Content Manager saves it after an editor added a slider at `index`. */
+const withSliderAt = (blocks: Component[], index: number, fileId: number) => [
+  ...blocks.slice(0, index).map(({ __component, id }) => ({ __component, id })),
+  { __component: 'shared.slider', files: [fileId] },
+  ...blocks.slice(index).map(({ __component, id }) => ({ __component, id })),
+];
 
 function postHtml() {
   return [
@@ -164,32 +176,40 @@ test('with richtextFormat "markdown" the text components hold Markdown', async (
   ]);
 });
 
+/** The update the slider tests send: two paragraphs around a new image. */
+const newContent = () =>
+  `<p>New intro.</p><img src="${images.url('/images/second.png')}" alt="Second"><p>New outro.</p>`;
+
+/** Both versions hold newContent's components, the editor's slider (of the one file) still after the image. */
+async function expectSliderAmidNewContent(zone: typeof storedBlocks, documentId: string, sliderFile: number) {
+  for (const status of ['draft', 'published'] as const) {
+    const after = await zone(documentId, status);
+    expect(kinds(after)).toEqual(['shared.rich-text', 'shared.media', 'shared.slider', 'shared.rich-text']);
+    expect(after[0].body).toBe('<p>New intro.</p>');
+    expect(after[1].file).toMatchObject({ alternativeText: 'Second' });
+    expect(after[2].files.map((file: { id: number }) => file.id)).toEqual([sliderFile]);
+    expect(after[3].body).toBe('<p>New outro.</p>');
+  }
+}
+
 test('an update replaces the generated components and keeps an editor-added slider in place', async () => {
   const documentId = await publish('Brew guide with a slider');
   const before = await storedBlocks(documentId);
   const kettle = before[1].file.id;
-  // An editor adds a slider right after the image, as the Content Manager would save it.
-  const withSlider = [
-    ...before.slice(0, 2).map(({ __component, id }) => ({ __component, id })),
-    { __component: 'shared.slider', files: [kettle] },
-    ...before.slice(2).map(({ __component, id }) => ({ __component, id })),
-  ];
-  await stories().update({ documentId, data: { blocks: withSlider }, status: 'published' });
+  // An editor adds a slider right after the image.
+  await stories().update({
+    documentId,
+    data: { blocks: withSliderAt(before, 2, kettle) },
+    status: 'published',
+  });
   const slider = (await storedBlocks(documentId)).find((block) => block.__component === 'shared.slider')!;
 
   const reply = await site.send('PUT', `/posts/${documentId}`, {
-    content: `<p>New intro.</p><img src="${images.url('/images/second.png')}" alt="Second"><p>New outro.</p>`,
+    content: newContent(),
   });
   expect(reply.status).toBe(200);
 
-  for (const status of ['draft', 'published'] as const) {
-    const after = await storedBlocks(documentId, status);
-    expect(kinds(after)).toEqual(['shared.rich-text', 'shared.media', 'shared.slider', 'shared.rich-text']);
-    expect(after[0].body).toBe('<p>New intro.</p>');
-    expect(after[1].file).toMatchObject({ alternativeText: 'Second' });
-    expect(after[2].files.map((file: { id: number }) => file.id)).toEqual([kettle]);
-    expect(after[3].body).toBe('<p>New outro.</p>');
-  }
+  await expectSliderAmidNewContent(storedBlocks, documentId, kettle);
   // The draft's slider is the same component, updated in place, not a copy.
   expect((await storedBlocks(documentId))[2].id).toBe(slider.id);
 });
@@ -203,4 +223,85 @@ test('an update without content leaves the zone alone', async () => {
 
   expect(await stories().findOne({ documentId, status: 'published' })).toBeNull();
   expect(await storedBlocks(documentId)).toEqual(before);
+});
+
+describe('products whose description is the zone', () => {
+  const items = () => site.strapi.documents(ITEM as never) as any;
+  let run = 0;
+
+  /** An editor adds a slider at `index` of the draft's zone and publishes. */
+  const publishSliderAt = (documentId: string, blocks: Component[], index: number, fileId: number) =>
+    items().update({
+      documentId,
+      data: { blocks: withSliderAt(blocks, index, fileId) },
+      status: 'published',
+    });
+
+  /** A published product whose description the platform sent: rich-text, media, rich-text. */
+  async function describedProduct() {
+    run += 1;
+    const item = await items().create({ data: { name: `Kettle ${run}`, price: 20 }, status: 'published' });
+    const reply = await site.send('PUT', `/products/${item.documentId}`, {
+      description: `<p>A kettle.</p><img src="${images.url('/images/kettle.png')}" alt="Kettle"><p>Pours well.</p>`,
+    });
+    expect(reply.status).toBe(200);
+    expect(kinds(await storedItemBlocks(item.documentId, 'published'))).toEqual([
+      'shared.rich-text',
+      'shared.media',
+      'shared.rich-text',
+    ]);
+    // The draft's, which the Content Manager edits.
+    return { documentId: item.documentId as string, blocks: await storedItemBlocks(item.documentId) };
+  }
+
+  test('a PUT with a description replaces the generated components and keeps an editor-added slider in place', async () => {
+    const { documentId, blocks } = await describedProduct();
+    const kettle = blocks[1].file.id;
+    await publishSliderAt(documentId, blocks, 2, kettle);
+
+    const reply = await site.send('PUT', `/products/${documentId}`, {
+      description: newContent(),
+    });
+    expect(reply.status).toBe(200);
+
+    await expectSliderAmidNewContent(storedItemBlocks, documentId, kettle);
+  });
+
+  test('a PUT without a description leaves the zone alone', async () => {
+    const { documentId, blocks } = await describedProduct();
+    await publishSliderAt(documentId, blocks, 1, blocks[1].file.id);
+    const before = await storedItemBlocks(documentId);
+
+    const reply = await site.send('PUT', `/products/${documentId}`, { name: 'Kettle, renamed' });
+    expect(reply.status).toBe(200);
+
+    expect(await items().findOne({ documentId, status: 'published' })).toMatchObject({
+      name: 'Kettle, renamed',
+    });
+    expect(await storedItemBlocks(documentId)).toEqual(before);
+    // Publishing copies the draft's components, so the published ones have ids of their own.
+    expect(kinds(await storedItemBlocks(documentId, 'published'))).toEqual(kinds(before));
+  });
+
+  test("with an editor's unpublished changes the published zone keeps its own slider, the draft the editor's", async () => {
+    const { documentId, blocks } = await describedProduct();
+    const kettle = blocks[1].file.id;
+    await publishSliderAt(documentId, blocks, 2, kettle);
+    // The editor then adds a second slider at the top and saves without publishing ("Modified").
+    await items().update({
+      documentId,
+      data: { blocks: withSliderAt(await storedItemBlocks(documentId), 0, kettle) },
+    });
+
+    const reply = await site.send('PUT', `/products/${documentId}`, { description: '<p>New copy.</p>' });
+    expect(reply.status).toBe(200);
+
+    const publishedAfter = await storedItemBlocks(documentId, 'published');
+    expect(kinds(publishedAfter)).toEqual(['shared.rich-text', 'shared.slider']);
+    expect(publishedAfter[0].body).toBe('<p>New copy.</p>');
+    expect(publishedAfter[1].files.map((file: { id: number }) => file.id)).toEqual([kettle]);
+    const draftAfter = await storedItemBlocks(documentId);
+    expect(kinds(draftAfter)).toEqual(['shared.slider', 'shared.rich-text', 'shared.slider']);
+    expect(draftAfter[1].body).toBe('<p>New copy.</p>');
+  });
 });

@@ -25,6 +25,7 @@ const SCHEMAS: Record<string, string> = {
   'api::category.category': 'example/src/api/category/content-types/category/schema.json',
   'api::author.author': 'example/src/api/author/content-types/author/schema.json',
   'api::story.story': 'example/src/api/story/content-types/story/schema.json',
+  'api::item.item': 'example/src/api/item/content-types/item/schema.json',
 };
 const schemaOf: SchemaLookup = (uid) => {
   if (!SCHEMAS[uid]) return undefined;
@@ -255,6 +256,12 @@ describe("content in a dynamic zone (the example template's Article)", () => {
     const { problems, resources } = resolveMapping(TEMPLATE, schemaOf, componentOf);
     expect(problems).toEqual([]);
     expect(resources.post.fields.content).toMatchObject({
+      adapter: 'dynamicZone',
+      attribute: 'blocks',
+      zone: TEMPLATE_ZONE,
+    });
+    // A product's description goes into the Item's zone of the same components.
+    expect(resources.product.fields.description).toMatchObject({
       adapter: 'dynamicZone',
       attribute: 'blocks',
       zone: TEMPLATE_ZONE,

@@ -27,34 +27,30 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         .service('fields')
         .withMedia(resource(), input, async (transaction: Transaction, media: MediaMap) => {
           await plugin().service('entities').lockOrNotFound(transaction, resource(), documentId, at);
-          const { data, notes } = await plugin()
-            .service('fields')
-            .toData(transaction, resource(), input, media);
+          const toUpdateData = () =>
+            plugin().service('fields').toUpdateData(transaction, resource(), documentId, at, input, media);
+          const { data, notes } = await toUpdateData();
           if (Object.keys(data).length > 0) {
             const published =
               resource().draftAndPublish &&
-              (await products.findOne({
-                documentId,
-                ...at,
-                status: 'published',
-                fields: ['documentId'],
-              } as never));
-            const editedDraft = published && (await versions().editedDraft(resource(), documentId, at));
-            if (editedDraft) {
-              // The data holds no merged values, so the published version and the draft take the same.
-              await versions().publishBesideDraft(resource(), documentId, editedDraft, at, async () => {
-                await products.update({ documentId, ...at, data } as never);
-              });
-              // Last, so the draft stays newer than the published version: the entry still shows "Modified".
-              await products.update({ documentId, ...at, data } as never);
-            } else {
-              await products.update({
-                documentId,
-                ...at,
-                data,
-                ...(published ? { status: 'published' } : {}),
-              } as never);
-            }
+              Boolean(
+                await products.findOne({
+                  documentId,
+                  ...at,
+                  status: 'published',
+                  fields: ['documentId'],
+                } as never)
+              );
+            // A published product stays published; an unpublished one stays a draft.
+            const update = await versions().writeUpdate(
+              resource(),
+              documentId,
+              at,
+              { published, publish: published },
+              { data, notes },
+              toUpdateData
+            );
+            notes.push(...update.addedNotes);
           }
           return {
             ...(await plugin().service('entities').response(resource(), documentId, null, at)),
