@@ -557,6 +557,8 @@ describe('Test connection', () => {
     await clearActivity();
     const saved = await saveSettings({ publicUrl: `${site.baseUrl}/` });
     expect(saved.body.data).toMatchObject({ baseUrl: `${site.baseUrl}${PREFIX}`, baseUrlSource: 'settings' });
+    const handshakeBefore = (await settingsView()).status.lastHandshakeAt;
+    const startedAt = new Date();
     const result = await runTest(settingsReader);
     expect(result).toMatchObject({ ok: true, status: 200, url: `${site.baseUrl}${PREFIX}/handshake` });
     expect(result.handshake).toEqual({
@@ -568,7 +570,10 @@ describe('Test connection', () => {
     expect(result).not.toHaveProperty('response');
     const rows = await activityRows();
     expect(rows.map((row) => [row.action, row.httpStatus])).toEqual([['handshake', 200]]);
-    expect((await settingsView()).status.lastHandshakeAt).toBeDefined();
+    // Earlier tests shook hands too: the status must show this test's handshake, not theirs.
+    const handshakeAfter = (await settingsView()).status.lastHandshakeAt;
+    expect(handshakeAfter).not.toBe(handshakeBefore);
+    expect(new Date(handshakeAfter!).getTime()).toBeGreaterThanOrEqual(startedAt.getTime());
   });
 
   test('without a configured public URL it sends nothing, whatever Host or X-Forwarded-Host it is given', async () => {

@@ -230,8 +230,10 @@ describe('deeply nested HTML', () => {
     expect(reply.status).toBe(200);
     const { content: stored } = await documents().findOne({ documentId: reply.body.id });
     expect(stored[0]).toEqual({ type: 'paragraph', children: [{ type: 'text', text: 'Intro' }] });
+    expect(stored).toHaveLength(2);
     expect(stored[1]).toMatchObject({ type: 'code', language: 'html' });
-    expect(content).toContain(stored[1].children[0].text);
+    // The whole deep part, verbatim: nothing of it lost.
+    expect(stored[1].children[0].text === content.slice('<p>Intro</p>'.length)).toBe(true);
     // 100,000 elements are more than the parser reads for content.maxBlocks (2,000 blocks, 50,000
     // elements): the deep part is kept by that bound before the nesting limit is reached.
     expect(await latestNotes()).toEqual([
@@ -336,13 +338,16 @@ describe('images of too many pixels', () => {
 describe('free slugs', () => {
   it('cost as many queries for the 61st post of a title as for the 2nd, all slugs distinct', async () => {
     const title = 'Same title';
+    // Queries on the identity registry, and those that look up a slug (the column quoted as each
+    // database quotes it): how many Strapi's own create and publish issue varies a little from
+    // one request to the next on PostgreSQL, so the rest are not counted.
+    const registry = site.strapi.db.metadata.get(UIDS.identity as never).tableName;
+    const slugLookup = /slug[`"]? (=|like|in) /i;
     const queriesOf = async (body: Record<string, unknown>) => {
-      let count = 0;
-      // Queries on the identity registry, and those that look up a slug: how many Strapi's own
-      // create and publish issue varies a little from one request to the next on PostgreSQL.
-      const registry = site.strapi.db.metadata.get(UIDS.identity as never).tableName;
+      const counts = { registry: 0, slug: 0 };
       const onQuery = (query: { sql: string }) => {
-        if (query.sql.includes(registry) || /slug"? (=|like) /i.test(query.sql)) count += 1;
+        if (query.sql.includes(registry)) counts.registry += 1;
+        else if (slugLookup.test(query.sql)) counts.slug += 1;
       };
       site.strapi.db.connection.on('query', onQuery);
       try {
@@ -350,7 +355,7 @@ describe('free slugs', () => {
       } finally {
         site.strapi.db.connection.removeListener('query', onQuery);
       }
-      return count;
+      return counts;
     };
 
     await publish({ title });
@@ -358,7 +363,9 @@ describe('free slugs', () => {
     for (let index = 3; index <= 60; index += 1) await publish({ title });
     const sixtyFirst = await queriesOf({ title });
 
-    expect(sixtyFirst).toBe(second);
+    // A pattern that matched no slug lookup on this database would make the comparison empty.
+    expect(second.slug).toBeGreaterThan(0);
+    expect(sixtyFirst).toEqual(second);
     const slugs = (await rowsOf(site.strapi, ARTICLE))
       .filter((row) => row.title === title && row.publishedAt)
       .map((row) => row.slug);

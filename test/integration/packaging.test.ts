@@ -31,71 +31,74 @@ const SECRETS = {
 // Packaging does not depend on the database: it runs once, in the SQLite pass of the matrix.
 const describePackaging = testDatabaseClient() === 'sqlite' ? describe : describe.skip;
 
-describePackaging('the npm package installed into a fresh Strapi app', () => {
-  let workDir: string;
-  let tarball: PackedTarball;
-  let app: BootedApp;
+describePackaging(
+  'the npm package installed into a fresh Strapi app (SQLite pass only: packaging does not depend on the database)',
+  () => {
+    let workDir: string;
+    let tarball: PackedTarball;
+    let app: BootedApp;
 
-  beforeAll(async () => {
-    workDir = makeWorkDir();
-    tarball = packRepository(workDir);
-    const appDir = createScratchApp(workDir, tarball.file);
-    app = await bootScratchApp(appDir, SECRETS);
-  });
-
-  afterAll(async () => {
-    await app?.stop();
-    if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
-  });
-
-  const send = (path: string, body: string) =>
-    fetch(`http://127.0.0.1:${app.report.port}${PREFIX}${path}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...signedHeaders(body) },
-      body,
+    beforeAll(async () => {
+      workDir = makeWorkDir();
+      tarball = packRepository(workDir);
+      const appDir = createScratchApp(workDir, tarball.file);
+      app = await bootScratchApp(appDir, SECRETS);
     });
 
-  it('ships the build and the entry points, not the sources or the example', () => {
-    expect(tarball.files).toEqual(
-      expect.arrayContaining([
-        'package.json',
-        'strapi-server.js',
-        'dist/server/index.js',
-        'dist/admin/index.js',
-      ])
-    );
-    expect(tarball.files.filter((file) => /^(server|admin|test|example|scripts)\//.test(file))).toEqual([]);
-  });
-
-  it('is loaded from the installed tarball, enabled by package name', () => {
-    expect(app.report.pluginLoaded).toBe(true);
-    expect(app.report.postTypeRegistered).toBe(true);
-    expect(app.report.serverEntries).toEqual([
-      'node_modules/strapi-plugin-publish-bridge/dist/server/index.js',
-    ]);
-  });
-
-  it('answers a signed handshake', async () => {
-    const response = await send('/handshake', '{}');
-    expect(response.status).toBe(200);
-    const body = (await response.json()) as Record<string, unknown>;
-    expect(body).toMatchObject({ ok: true, contract: 'v1', version: '1.0' });
-    expect(Array.isArray(body.capabilities)).toBe(true);
-  });
-
-  it('creates a post with the configured URL template', async () => {
-    const response = await send('/posts', '{"title":"Packed","content":"<p>x</p>","status":"publish"}');
-    expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({
-      id: expect.any(String),
-      url: 'https://scratch.example/blog/packed',
+    afterAll(async () => {
+      await app?.stop();
+      if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
     });
-  });
 
-  it('refuses an unsigned request', async () => {
-    const response = await fetch(`http://127.0.0.1:${app.report.port}${PREFIX}/handshake`, {
-      method: 'POST',
+    const send = (path: string, body: string) =>
+      fetch(`http://127.0.0.1:${app.report.port}${PREFIX}${path}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...signedHeaders(body) },
+        body,
+      });
+
+    it('ships the build and the entry points, not the sources or the example', () => {
+      expect(tarball.files).toEqual(
+        expect.arrayContaining([
+          'package.json',
+          'strapi-server.js',
+          'dist/server/index.js',
+          'dist/admin/index.js',
+        ])
+      );
+      expect(tarball.files.filter((file) => /^(server|admin|test|example|scripts)\//.test(file))).toEqual([]);
     });
-    expect(response.status).toBe(401);
-  });
-});
+
+    it('is loaded from the installed tarball, enabled by package name', () => {
+      expect(app.report.pluginLoaded).toBe(true);
+      expect(app.report.postTypeRegistered).toBe(true);
+      expect(app.report.serverEntries).toEqual([
+        'node_modules/strapi-plugin-publish-bridge/dist/server/index.js',
+      ]);
+    });
+
+    it('answers a signed handshake', async () => {
+      const response = await send('/handshake', '{}');
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as Record<string, unknown>;
+      expect(body).toMatchObject({ ok: true, contract: 'v1', version: '1.0' });
+      expect(Array.isArray(body.capabilities)).toBe(true);
+    });
+
+    it('creates a post with the configured URL template', async () => {
+      const response = await send('/posts', '{"title":"Packed","content":"<p>x</p>","status":"publish"}');
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({
+        id: expect.any(String),
+        url: 'https://scratch.example/blog/packed',
+      });
+    });
+
+    it('refuses an unsigned request', async () => {
+      const response = await fetch(`http://127.0.0.1:${app.report.port}${PREFIX}/handshake`, {
+        method: 'POST',
+      });
+      expect(response.status).toBe(401);
+    });
+  }
+);

@@ -5,7 +5,7 @@ import { testDatabaseClient } from '../helpers/databases';
 import { connectionsInUse, rowsOf, storageOf } from '../helpers/inspect';
 import { openRaw, requestHead, type RawConnection } from '../helpers/raw-http';
 import { signedHeaders } from '../helpers/signing';
-import { recordTally } from '../helpers/tally';
+import { recordTally, serverErrorsIn } from '../helpers/tally';
 
 /**
  * Clients that send slowly, stop halfway or lie about the body's size are cut off with an
@@ -85,7 +85,7 @@ describe(`slow and hostile clients on ${db}`, () => {
     expect(reply.body).toEqual({ error: expect.stringMatching(/did not arrive within/) });
     expect(await connection.closedWithin(5000)).toBe(true);
     expect(await postsWithSourceId(sourceId)).toEqual([]);
-    recordTally({ test: 'slow client: trickled body', requests: 1, serverErrors: 0 });
+    recordTally({ test: 'slow client: trickled body', requests: 1, serverErrors: serverErrorsIn([reply]) });
   });
 
   test('a Content-Length larger than the body is refused: 408 while the client waits, 400 if it hangs up', async () => {
@@ -102,10 +102,15 @@ describe(`slow and hostile clients on ${db}`, () => {
     await hangingUp.write(Buffer.concat([Buffer.from(head), body]));
     hangingUp.socket.end();
     // Node's HTTP parser answers a body cut short by end of stream itself, before the app can.
-    expect((await hangingUp.reply).status).toBe(400);
+    const cutShort = await hangingUp.reply;
+    expect(cutShort.status).toBe(400);
 
     expect(await postsWithSourceId(sourceId)).toEqual([]);
-    recordTally({ test: 'Content-Length larger than the body', requests: 2, serverErrors: 0 });
+    recordTally({
+      test: 'Content-Length larger than the body',
+      requests: 2,
+      serverErrors: serverErrorsIn([timedOut, cutShort]),
+    });
   });
 
   test('a Content-Length smaller than the body is refused: the signature covers the whole body', async () => {
@@ -121,7 +126,11 @@ describe(`slow and hostile clients on ${db}`, () => {
     await connection.write(body.subarray(declared));
     expect(await connection.closedWithin(5000)).toBe(true);
     expect(await postsWithSourceId(sourceId)).toEqual([]);
-    recordTally({ test: 'Content-Length smaller than the body', requests: 1, serverErrors: 0 });
+    recordTally({
+      test: 'Content-Length smaller than the body',
+      requests: 1,
+      serverErrors: serverErrorsIn([reply]),
+    });
   });
 
   test('a Content-Length over the body limit is refused with 413 before any of the body is sent', async () => {
@@ -131,7 +140,11 @@ describe(`slow and hostile clients on ${db}`, () => {
     const reply = await connection.reply;
     expect(reply.status).toBe(413);
     expect(reply.body).toEqual({ error: expect.stringMatching(/larger than this site accepts/) });
-    recordTally({ test: 'Content-Length over the limit', requests: 1, serverErrors: 0 });
+    recordTally({
+      test: 'Content-Length over the limit',
+      requests: 1,
+      serverErrors: serverErrorsIn([reply]),
+    });
   });
 
   test(`${SLOW_CLIENTS} slow clients hold no database connection: a publish goes through while they wait`, async () => {
@@ -167,6 +180,10 @@ describe(`slow and hostile clients on ${db}`, () => {
 
     const replies = await Promise.all(slow.map((connection) => connection.reply));
     expect(replies.map((answer) => answer.status)).toEqual(Array(SLOW_CLIENTS).fill(408));
-    recordTally({ test: 'slow clients vs a small pool', requests: SLOW_CLIENTS + 1, serverErrors: 0 });
+    recordTally({
+      test: 'slow clients vs a small pool',
+      requests: SLOW_CLIENTS + 1,
+      serverErrors: serverErrorsIn([reply, ...replies]),
+    });
   });
 });
