@@ -143,7 +143,9 @@ async function main() {
   const jest = path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js');
   // --selectProjects takes every following word as a project name, so it goes last.
   const projects = options.db === undefined ? [] : ['--selectProjects', 'integration'];
-  const jestArgs = ['--maxWorkers=2', ...options.jestArgs, ...projects];
+  // The results by test name, so CI can count distinct tests apart from their runs per database.
+  const results = ['--json', `--outputFile=${path.join(ROOT, 'test', 'artifacts', `jest-${db}.json`)}`];
+  const jestArgs = ['--maxWorkers=2', ...results, ...options.jestArgs, ...projects];
   const status = run(process.execPath, [jest, ...jestArgs], { ...process.env, TEST_DB: db });
   process.exit(status);
 }

@@ -20,6 +20,8 @@ export type Instance = {
   /** The instance's process, to read its memory from /proc. */
   pid: number;
   send(method: string, pathUnderPrefix: string, body?: object, options?: { key?: string }): Promise<Reply>;
+  /** Everything the instance wrote to stdout and stderr so far (it is also passed through). */
+  output(): string;
   /** Runs one of instance-process.js's commands inside that instance. */
   call<T = unknown>(command: string, ...args: unknown[]): Promise<T>;
   stop(): Promise<void>;
@@ -28,8 +30,11 @@ export type Instance = {
 export async function startInstance(env: Record<string, string>): Promise<Instance> {
   const child: ChildProcess = fork(path.join(__dirname, 'instance-process.js'), [], {
     env: { ...process.env, ...INSTANCE_ENV, PUBLISH_BRIDGE_API_KEY: TEST_KEY, ...env },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
+  const output: Buffer[] = [];
+  child.stdout!.on('data', (chunk: Buffer) => output.push(chunk) && process.stdout.write(chunk));
+  child.stderr!.on('data', (chunk: Buffer) => output.push(chunk) && process.stderr.write(chunk));
   const port = await new Promise<number>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`instance exited with ${code} before it was ready`)));
     child.on('message', (message: any) => {
@@ -43,6 +48,7 @@ export async function startInstance(env: Record<string, string>): Promise<Instan
   const instance: Instance = {
     baseUrl,
     pid: child.pid!,
+    output: () => Buffer.concat(output).toString('utf8'),
     async send(method, pathUnderPrefix, body, options = {}) {
       const raw = body === undefined ? '' : JSON.stringify(body);
       const response = await fetch(`${baseUrl}${PREFIX}${pathUnderPrefix}`, {

@@ -141,8 +141,17 @@ describe('the gate and each route refuse every request that is not authenticated
       site.strapi.config.set(configKey, registeredPrefix);
     });
 
-    it('answers 401 { error } on every route, signed or not, and writes nothing', async () => {
+    it('answers 401 { error } on every route, signed or not, writes nothing, and logs each refusal with its reason', async () => {
+      const activity = site.strapi.plugin('publish-bridge').service('activity');
+      const notVerified = async () => {
+        await activity.flush();
+        return (await rowsOf(site.strapi, 'plugin::publish-bridge.activity-entry'))
+          .filter((row) => row.refusal === 'not_verified_by_gate')
+          .reduce((total, row) => total + Number(row.count ?? 1), 0);
+      };
+      const loggedBefore = await notVerified();
       const snapshot = await snapshotTables(site.strapi);
+      let sent = 0;
       for (const [method, route, body] of routes()) {
         for (const headers of [{}, signedHeaders(body)]) {
           const answer = await rawRequest(site.baseUrl, method, `${PREFIX}${route}`, body, headers);
@@ -151,9 +160,11 @@ describe('the gate and each route refuse every request that is not authenticated
             status: 401,
             body: { error: expect.stringMatching(/not authenticated/) },
           });
+          sent += 1;
         }
       }
       expect(await snapshotTables(site.strapi)).toEqual(snapshot);
+      expect((await notVerified()) - loggedBefore).toBe(sent);
     });
 
     it('every contract route lists the check as its first middleware', () => {

@@ -14,7 +14,7 @@ export class ContractError extends Error {
   }
 }
 
-/** A 401 anyone could have caused, with why (an `AuthFailureReason`, or `signature_reused`), for the activity log. */
+/** A 401 anyone could have caused, with why (an `AuthFailureReason`), for the activity log. */
 export class Unauthenticated extends ContractError {
   constructor(
     readonly reason: string,
