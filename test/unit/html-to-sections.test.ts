@@ -218,3 +218,23 @@ describe('htmlToSections: maxBlocks', () => {
     ]);
   });
 });
+
+describe('htmlToSections: deep nesting', () => {
+  const depth = 8_000;
+  const deep = (text: string) => `${'<b>'.repeat(depth)}${text}${'</b>'.repeat(depth)}`;
+
+  it('keeps a quote nested deeper than the limit in the text instead of recursing through it', () => {
+    const html = `<blockquote>${deep('x')}</blockquote>`;
+    expect(htmlToSections(html, WEB_IMAGES)).toEqual([{ type: 'text', html }]);
+  });
+
+  it('keeps a figure whose caption nests deeper than the limit in the text', () => {
+    const html = `<figure><img src="https://example.com/a.jpg"><figcaption>${deep('x')}</figcaption></figure>`;
+    expect(htmlToSections(html, WEB_IMAGES)).toEqual([{ type: 'text', html }]);
+  });
+
+  it('still makes a quote of formatting nested a few levels deep', () => {
+    const html = `<blockquote><p>${'<b>'.repeat(5)}x${'</b>'.repeat(5)}</p></blockquote>`;
+    expect(htmlToSections(html, WEB_IMAGES)).toEqual([{ type: 'quote', body: 'x' }]);
+  });
+});

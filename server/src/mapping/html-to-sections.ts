@@ -14,7 +14,7 @@
  */
 import { isTag, isText, type ChildNode, type Element } from 'domhandler';
 import { withinBudgetLength } from './html-parser';
-import { parseBudget, parseHtml } from './html-to-blocks';
+import { MAX_NESTING, parseBudget, parseHtml } from './html-to-blocks';
 
 export type TextSection = { type: 'text'; html: string };
 export type ImageSection = { type: 'image'; src: string; alt: string; caption?: string };
@@ -112,6 +112,8 @@ function standaloneSections(node: ChildNode, html: string, options: SectionOptio
 
 function imageOf(node: Element): { image: Element; caption?: Element } | undefined {
   if (node.name === 'img') return { image: node };
+  // The caption's walks (plainText, onlyTags) recurse once per level: a figure nested too deep stays in the text.
+  if (!nestsWithin(node, MAX_NESTING)) return undefined;
   const children = node.children.filter((child) => !isBlankText(child));
   if (!children.every(isTag)) return undefined;
   const [image, caption, ...rest] = children as Element[];
@@ -122,7 +124,8 @@ function imageOf(node: Element): { image: Element; caption?: Element } | undefin
 }
 
 function quoteOf(node: Element, limits: QuoteLimits): QuoteSection | undefined {
-  if (!onlyTags(node, QUOTE_TAGS)) return undefined;
+  // The walks below recurse once per level; a quote nested as deep as the Blocks converter keeps as HTML stays in the text.
+  if (!nestsWithin(node, MAX_NESTING) || !onlyTags(node, QUOTE_TAGS)) return undefined;
   const attribution = findLast(node, (element) => element.name === 'cite' || element.name === 'footer');
   let title = attribution ? plainText(attribution).replace(DASHES, '') : '';
   let body = plainText(node, attribution).replace(DASHES, '');
@@ -165,6 +168,17 @@ function findLast(node: Element, matches: (element: Element) => boolean): Elemen
     if (inside) return inside;
   }
   return undefined;
+}
+
+/** Whether no node inside `element` is more than `limit` levels below it. Iterative, as it guards the recursive walks. */
+function nestsWithin(element: Element, limit: number): boolean {
+  const pending: Array<{ node: ChildNode; depth: number }> = [{ node: element, depth: 0 }];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    if (next.depth > limit) return false;
+    if (!isTag(next.node)) continue;
+    for (const node of next.node.children) pending.push({ node, depth: next.depth + 1 });
+  }
+  return true;
 }
 
 /** An element's content exactly as written (entities and markup untouched). */
