@@ -59,3 +59,50 @@ describe('htmlToMarkdown: maxBlocks', () => {
     expect(htmlToMarkdown(html, { maxBlocks: 4 })).toEqual(htmlToMarkdown(html));
   });
 });
+
+describe('htmlToMarkdown: Turndown reads only the tree the budget counted', () => {
+  /** The fastest of a few runs, so that a pause of the machine does not count. */
+  function fastestMs(run: () => unknown): number {
+    let fastest = Infinity;
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const start = process.hrtime.bigint();
+      run();
+      fastest = Math.min(fastest, Number(process.hrtime.bigint() - start) / 1e6);
+    }
+    return fastest;
+  }
+
+  /** A flat document of about `length` characters, the cost a body of that size should have. */
+  const flatDocumentOf = (length: number) => '<p>y</p>'.repeat(Math.ceil(length / 8));
+
+  it('unclosed formatting elements that a browser would reopen in every later paragraph cost what a flat document costs', () => {
+    // htmlparser2 closes each <font> at </p>; an HTML5 parser keeps each open and reopens all of them in every later <p>.
+    const count = 600;
+    const misnested = `${Array.from({ length: count }, (_, index) => `<p><font a="${index}">y</p>`).join('')}<p>x</p>`;
+    const { markdown } = htmlToMarkdown(misnested, { maxBlocks: 2_000 });
+    expect(markdown.match(/y/g)).toHaveLength(count);
+    expect(markdown.endsWith('x')).toBe(true);
+    const flat = flatDocumentOf(misnested.length);
+    expect(fastestMs(() => htmlToMarkdown(misnested, { maxBlocks: 2_000 }))).toBeLessThan(
+      5 * fastestMs(() => htmlToMarkdown(flat, { maxBlocks: 2_000 }))
+    );
+  });
+
+  it('an element with tens of thousands of attributes costs what a flat document costs', () => {
+    const attributes = Array.from({ length: 40_000 }, (_, index) => ` a${index}=1`).join('');
+    const crowded = `<p${attributes}>x</p>`;
+    expect(htmlToMarkdown(crowded, { maxBlocks: 2_000 })).toEqual({ markdown: 'x' });
+    const flat = flatDocumentOf(crowded.length);
+    expect(fastestMs(() => htmlToMarkdown(crowded, { maxBlocks: 2_000 }))).toBeLessThan(
+      5 * fastestMs(() => htmlToMarkdown(flat, { maxBlocks: 2_000 }))
+    );
+  });
+
+  it('markup kept as HTML keeps its attributes and text', () => {
+    const iframe =
+      '<iframe width="560" height="315" src="https://www.youtube.com/embed/x?a=1&amp;b=2" allowfullscreen=""></iframe>';
+    const table = '<table class="specs"><tbody><tr><td>Dose &lt; 20 g</td></tr></tbody></table>';
+    const { markdown } = htmlToMarkdown(`<p>Before</p>${iframe}${table}`);
+    expect(markdown).toBe(`Before\n\n${iframe}\n\n${table}`);
+  });
+});

@@ -54,12 +54,43 @@ class TopLastStack<T> {
   }
 }
 
-/** An htmlparser2 parser whose cost per tag does not grow with the nesting depth. */
+/**
+ * Attributes of one element that the parser keeps; it reads past the others. The converters read
+ * a few (href, src, alt, title, class), and markup kept as HTML seldom has more than a dozen, while
+ * an element of 300,000 attributes would make every later step (a tree, Turndown) pay for each.
+ */
+export const MAX_ATTRIBUTES_PER_ELEMENT = 32;
+
+/**
+ * An htmlparser2 parser whose cost per tag does not grow with the nesting depth, and which keeps
+ * at most MAX_ATTRIBUTES_PER_ELEMENT attributes of an element.
+ */
 export function linearParser(handler: Partial<Handler>, options?: ParserOptions): Parser {
   const parser = new Parser(handler, options);
-  const internals = parser as unknown as { stack: unknown; foreignContext: boolean[] };
+  const internals = parser as unknown as {
+    stack: unknown;
+    foreignContext: boolean[];
+    attribs: Record<string, string> | null;
+    attribvalue: string;
+  };
   internals.stack = new TopLastStack<string>();
   internals.foreignContext = new TopLastStack(internals.foreignContext) as unknown as boolean[];
+  // The parser starts a new `attribs` object for each element it reports with its attributes.
+  const keepAttribute = parser.onattribend.bind(parser);
+  let attributesOf: object | null = null;
+  let kept = 0;
+  parser.onattribend = (quote, endIndex) => {
+    if (internals.attribs !== attributesOf) {
+      attributesOf = internals.attribs;
+      kept = 0;
+    }
+    if (kept < MAX_ATTRIBUTES_PER_ELEMENT) {
+      kept += 1;
+      keepAttribute(quote, endIndex);
+    } else {
+      internals.attribvalue = '';
+    }
+  };
   return parser;
 }
 
