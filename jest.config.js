@@ -5,7 +5,8 @@ const tsJest = ['ts-jest', { tsconfig: 'tsconfig.test.json' }];
 const testEnvironmentOptions = { globalsCleanup: 'off' };
 
 module.exports = {
-  // Booting Strapi takes seconds on a busy 2-core machine; no test asserts timing.
+  // Booting Strapi takes seconds on a busy 2-core machine; no test asserts wall time (a few compare
+  // two costs measured in the same run).
   testTimeout: 120000,
   projects: [
     {

@@ -12,6 +12,7 @@ import {
   type InlineNode,
   type ListNode,
 } from '../../server/src/mapping/html-to-blocks';
+import { MAX_ATTRIBUTES_PER_ELEMENT } from '../../server/src/mapping/html-parser';
 
 const blocksOf = (html: string) => htmlToBlocks(html).blocks;
 const text = (value: string, marks: Record<string, true> = {}) => ({ type: 'text', text: value, ...marks });
@@ -776,5 +777,21 @@ describe('deep nesting', () => {
       'https://cdn.example.com/deep.png',
     ]);
     expect(imageSources(htmlToBlocks(nested('<div>', '</div>', MAX_NESTING, image)))).toEqual([]);
+  });
+});
+
+describe('htmlToBlocks: attributes', () => {
+  const others = (count: number) => Array.from({ length: count }, (_, index) => ` data-${index}=""`).join('');
+
+  it('reads the first MAX_ATTRIBUTES_PER_ELEMENT attributes of an element and passes over the rest', () => {
+    const within = `<a${others(MAX_ATTRIBUTES_PER_ELEMENT - 1)} href="/kept">kept</a>`;
+    const past = `<a${others(MAX_ATTRIBUTES_PER_ELEMENT)} href="/passed-over">text only</a>`;
+    expect(htmlToBlocks(`<p>${within} ${past}</p>`).blocks).toEqual([
+      paragraph({ type: 'link', url: '/kept', children: [text('kept')] }, text(' text only')),
+    ]);
+  });
+
+  it('converts an element of 300,000 attributes as one without them', () => {
+    expect(htmlToBlocks(`<p${others(300_000)}>x</p>`).blocks).toEqual([paragraph(text('x'))]);
   });
 });
