@@ -56,6 +56,27 @@ export function makeBlankPng(width: number, height: number): Buffer {
 
 export const HUGE_PNG_SIZE = { width: 16_000, height: 16_000 };
 
+/** A white PNG of one megapixel, a few KB: images under the per-image limit that add up. */
+export const MEGAPIXEL_PNG_SIZE = { width: 1_000, height: 1_000 };
+
+/** Animated GIF and WebP images: frames of this size, each a different colour so none is merged. */
+export const ANIMATION_SIZE = { width: 500, height: 500, frames: 6 };
+
+async function makeAnimation(format: 'gif' | 'webp'): Promise<Buffer> {
+  const sharp = require('sharp');
+  const { width, height, frames } = ANIMATION_SIZE;
+  const pictures = await Promise.all(
+    Array.from({ length: frames }, (_, index) =>
+      sharp({ create: { width, height, channels: 3, background: { r: index * 40, g: 100, b: 200 } } })
+        .png()
+        .toBuffer()
+    )
+  );
+  return sharp(pictures, { join: { animated: true } })
+    [format]()
+    .toBuffer();
+}
+
 export const PNG_SIZE = { width: 5, height: 3 };
 export const PNG_BYTES = makePng(PNG_SIZE.width, PNG_SIZE.height);
 export const JPEG_SIZE = { width: 8, height: 6 };
@@ -79,6 +100,8 @@ export type ImageServer = {
 
 export async function startImageServer(): Promise<ImageServer> {
   const jpeg = await makeJpeg();
+  const animations = { gif: await makeAnimation('gif'), webp: await makeAnimation('webp') };
+  const megapixelPng = makeBlankPng(MEGAPIXEL_PNG_SIZE.width, MEGAPIXEL_PNG_SIZE.height);
   let hugePng: Buffer | undefined;
   const hits = new Map<string, number>();
   let delayedNow = 0;
@@ -111,6 +134,13 @@ export async function startImageServer(): Promise<ImageServer> {
       hugePng ??= makeBlankPng(HUGE_PNG_SIZE.width, HUGE_PNG_SIZE.height);
       return send(200, 'image/png', hugePng);
     }
+    // Any path under /megapixel/ ending in .png serves a white PNG of MEGAPIXEL_PNG_SIZE.
+    if (url.pathname.startsWith('/megapixel/') && url.pathname.endsWith('.png')) {
+      return send(200, 'image/png', megapixelPng);
+    }
+    // Any path under /animated/ ending in .gif or .webp serves an animation of ANIMATION_SIZE.
+    const animation = /^\/animated\/.+\.(gif|webp)$/.exec(url.pathname)?.[1] as 'gif' | 'webp' | undefined;
+    if (animation) return send(200, `image/${animation}`, animations[animation]);
     // Any path ending in .png under /delayed/ serves the PNG after `?ms=` (default 200) milliseconds.
     if (url.pathname.startsWith('/delayed/') && url.pathname.endsWith('.png')) {
       delayedNow += 1;

@@ -1,6 +1,12 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { HUGE_PNG_SIZE, startImageServer, type ImageServer } from '../helpers/image-server';
+import {
+  ANIMATION_SIZE,
+  HUGE_PNG_SIZE,
+  MEGAPIXEL_PNG_SIZE,
+  startImageServer,
+  type ImageServer,
+} from '../helpers/image-server';
 import { createTestDatabase, testDatabaseClient } from '../helpers/databases';
 import { startInstance } from '../helpers/instances';
 import { identityRows, removeUploadedFiles, rowsOf, UIDS } from '../helpers/inspect';
@@ -330,6 +336,64 @@ describe('images of too many pixels', () => {
       expect.arrayContaining([
         `featured_image: the image ${cover} was not imported (${refusal}).`,
         `content: the image ${inline} was not imported (${refusal}); it stays as HTML.`,
+      ])
+    );
+  });
+});
+
+describe('animated images and the pixels of a request', () => {
+  const fileCount = () => site.strapi.db.query(FILE_UID as never).count();
+
+  it.each(['gif', 'webp'])(
+    'publishes the post without an animated %s whose frames add up to more than media.maxPixels, and notes it',
+    async (format) => {
+      const { width, height, frames } = ANIMATION_SIZE;
+      // Each 0.25-megapixel frame is under the limit; the upload would decode all six.
+      const maxPixels = 1_000_000;
+      expect(width * height).toBeLessThan(maxPixels);
+      const filesBefore = await fileCount();
+      const cover = images.url(`/animated/cover.${format}`);
+
+      const id = await withMediaConfig({ maxPixels }, () =>
+        publish({ title: `Animated ${format} cover`, featured_image: cover })
+      );
+
+      expect(images.hits(`/animated/cover.${format}`)).toBe(1);
+      expect(await fileCount()).toBe(filesBefore);
+      expect((await documents().findOne({ documentId: id, populate: ['cover'] })).cover).toBeNull();
+      expect(await latestNotes()).toContain(
+        `featured_image: the image ${cover} was not imported (the image is ${width} × ${height} pixels in ${frames} frames (1.5 megapixels), over the 1 megapixel limit (media.maxPixels)).`
+      );
+    }
+  );
+
+  it('imports the images of a request until they add up to media.maxPixelsPerRequest, and notes the rest', async () => {
+    const urls = [0, 1, 2, 3].map((index) => images.url(`/megapixel/budget-${index}.png`));
+    const filesBefore = await fileCount();
+
+    // One download at a time: the images are measured in the order of the text.
+    const id = await withMediaConfig({ maxPixelsPerRequest: 2_500_000, concurrentDownloads: 1 }, () =>
+      publish({
+        title: 'Four megapixels',
+        content: `<p>Intro</p>${urls.map((url) => `<img src="${url}" alt="">`).join('')}`,
+      })
+    );
+
+    expect(await fileCount()).toBe(filesBefore + 2);
+    const { content } = await documents().findOne({ documentId: id });
+    expect(content.map((block: { type: string }) => block.type)).toEqual([
+      'paragraph',
+      'image',
+      'image',
+      'code',
+      'code',
+    ]);
+    const { width, height } = MEGAPIXEL_PNG_SIZE;
+    const refusal = `the image is ${width} × ${height} pixels (1 megapixels), more than the 0.5 megapixels left of the request's limit (media.maxPixelsPerRequest)`;
+    expect(await latestNotes()).toEqual(
+      expect.arrayContaining([
+        `content: the image ${urls[2]} was not imported (${refusal}); it stays as HTML.`,
+        `content: the image ${urls[3]} was not imported (${refusal}); it stays as HTML.`,
       ])
     );
   });

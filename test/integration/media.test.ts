@@ -62,6 +62,7 @@ describe('importing images into the Media Library', () => {
       maxInlineImages: 20,
       concurrentDownloads: 4,
       maxPixels: 40_000_000,
+      maxPixelsPerRequest: 160_000_000,
     });
   });
 

@@ -139,10 +139,16 @@ export const pluginConfigSchema = z
         /** Downloads one request runs at the same time. */
         concurrentDownloads: z.number().int().min(1).max(32),
         /**
-         * Pixels (width × height, read from the file's header) an image may have: Strapi decodes
-         * every pixel to make its thumbnails, seconds of CPU per hundred megapixels.
+         * Pixels (width × height × frames, read from the file's header) an image may have: Strapi
+         * decodes every pixel of every frame to make its thumbnails, seconds of CPU per hundred
+         * megapixels.
          */
         maxPixels: z.number().int().min(1_000_000).max(268_402_689),
+        /**
+         * Pixels all the images one request imports may add up to: the per-image limit alone lets
+         * a post of many images cost many times that CPU.
+         */
+        maxPixelsPerRequest: z.number().int().min(1_000_000).max(Number.MAX_SAFE_INTEGER),
       })
       .strict(),
   })
@@ -180,6 +186,7 @@ export default {
       maxInlineImages: 20,
       concurrentDownloads: 4,
       maxPixels: 40_000_000,
+      maxPixelsPerRequest: 160_000_000,
     },
   } satisfies PluginConfig,
   validator(config: unknown) {

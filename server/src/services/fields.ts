@@ -388,8 +388,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         media.set(src, { ok: false, reason: 'over media.maxInlineImages', overLimit: true });
       }
       const wanted = [...named, ...inline.slice(0, maxInlineImages)];
+      const budget = plugin().service('media').requestBudget();
       await forEachLimited(wanted, concurrentDownloads, async ([url, options]) => {
-        media.set(url, await plugin().service('media').importImage(url, options));
+        media.set(url, await plugin().service('media').importImage(url, options, budget));
       });
       return media;
     },

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { LookupAddress } from 'node:dns';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import os from 'node:os';
@@ -43,6 +44,8 @@ export type UploadedFile = {
 };
 
 export type ImportOptions = { alt?: string; caption?: string };
+/** The pixels the images of one request may still add up to (media.maxPixelsPerRequest). */
+export type PixelBudget = { remaining: number };
 export type ImportResult = { ok: true; file: UploadedFile; reused: boolean } | { ok: false; reason: string };
 
 const RESOURCE = 'media';
@@ -90,6 +93,13 @@ const ACCEPTED_LABELS = Object.values(IMAGE_TYPES)
   .join(', ');
 
 const megapixels = (pixels: number) => +(pixels / 1_000_000).toFixed(1);
+
+/**
+ * The sharp Strapi's upload plugin decodes with, loaded from beside that plugin: this plugin ships
+ * no image library of its own, and the frames counted are those that decoder will decode.
+ */
+const uploadPluginSharp = () =>
+  createRequire(require.resolve('@strapi/upload/package.json'))('sharp') as typeof import('sharp').default;
 
 /** A download the service declines; the message is the reason the caller gets. */
 class ImportRefused extends Error {}
@@ -269,7 +279,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     });
   }
 
-  async function downloadAndUpload(url: URL, options: ImportOptions): Promise<UploadedFile> {
+  async function downloadAndUpload(
+    url: URL,
+    options: ImportOptions,
+    budget: PixelBudget
+  ): Promise<UploadedFile> {
     const media = mediaConfig();
     const signal = AbortSignal.timeout(media.timeoutMs);
     const directory = await mkdtemp(path.join(os.tmpdir(), 'publish-bridge-media-'));
@@ -280,7 +294,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           ? new ImportRefused(`the download took longer than ${media.timeoutMs} ms (media.timeoutMs)`)
           : error;
       });
-      await assertDecodable(filepath, image.label, media.maxPixels);
+      await assertDecodable(filepath, image.label, media.maxPixels, budget);
       const name = `${toSlug(path.parse(decodePath(image.url.pathname)).name, 'image')}${image.ext}`;
       const [file] = (await uploads().upload({
         data: { fileInfo: { name, alternativeText: options.alt, caption: options.caption } },
@@ -295,19 +309,34 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   /**
    * The upload plugin stores bytes its decoder cannot read as a plain file without dimensions,
    * so the import asks that decoder first and takes only a picture it can read, of at most
-   * `maxPixels` pixels: the upload decodes every pixel for its thumbnails and formats.
+   * `maxPixels` pixels and within what is left of the request's `budget`: the upload decodes every
+   * pixel of every frame of an animated GIF or WebP for each of its thumbnails and formats.
    */
-  async function assertDecodable(filepath: string, label: string, maxPixels: number) {
+  async function assertDecodable(filepath: string, label: string, maxPixels: number, budget: PixelBudget) {
     const imaging = strapi.plugin('upload').service('image-manipulation');
     const file = { filepath, getStream: () => createReadStream(filepath) };
-    // Read from the header (sharp's metadata), before the full decode of isFaultyImage.
-    const { width, height } = await imaging.getDimensions(file).catch(() => ({ width: null, height: null }));
-    if (width && height && width * height > maxPixels) {
+    // Read from the header (sharp's metadata), before the full decode of isFaultyImage. Without
+    // `animated`, width and height are those of one frame; `pages` counts the frames.
+    const { width, height, pageHeight, pages } = await uploadPluginSharp()(filepath)
+      .metadata()
+      .catch(() => ({ width: 0, height: 0, pageHeight: undefined, pages: undefined }));
+    const frameHeight = pageHeight ?? height;
+    const frames = pages ?? 1;
+    const pixels = width * frameHeight * frames;
+    const size = `${width} × ${frameHeight} pixels${frames > 1 ? ` in ${frames} frames` : ''} (${megapixels(pixels)} megapixels)`;
+    if (pixels > maxPixels) {
       throw new ImportRefused(
-        `the image is ${width} × ${height} pixels (${megapixels(width * height)} megapixels), over the ${megapixels(maxPixels)} megapixel limit (media.maxPixels)`
+        `the image is ${size}, over the ${megapixels(maxPixels)} megapixel limit (media.maxPixels)`
       );
     }
-    if (!width || !height || (await imaging.isFaultyImage(file))) {
+    if (pixels > budget.remaining) {
+      throw new ImportRefused(
+        `the image is ${size}, more than the ${megapixels(budget.remaining)} megapixels left of the request's limit (media.maxPixelsPerRequest)`
+      );
+    }
+    // Taken before the decode below awaits: the request's other downloads draw on the same budget.
+    budget.remaining -= pixels;
+    if (!pixels || (await imaging.isFaultyImage(file))) {
       throw new ImportRefused(`the file is not a readable ${label} image`);
     }
   }
@@ -344,13 +373,22 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return `the import failed: ${message ?? error}`;
   }
 
+  /** A fresh allowance of pixels for the images of one request; reused files cost none of it. */
+  const requestBudget = (): PixelBudget => ({ remaining: mediaConfig().maxPixelsPerRequest });
+
   return {
+    requestBudget,
+
     /**
      * Imports the image at `rawUrl`, or reuses the file an earlier import of the same URL made.
      * Never throws for a bad, unsafe or failed download: it answers `ok: false` with the reason.
      * Call it outside any transaction: a download must not hold database locks.
      */
-    async importImage(rawUrl: string, options: ImportOptions = {}): Promise<ImportResult> {
+    async importImage(
+      rawUrl: string,
+      options: ImportOptions = {},
+      budget: PixelBudget = requestBudget()
+    ): Promise<ImportResult> {
       if (strapi.db.inTransaction()) {
         throw new Error('media.importImage must not run inside a database transaction');
       }
@@ -362,7 +400,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         );
         if (existing) return { ok: true, file: existing, reused: true };
 
-        const uploaded = await downloadAndUpload(url, options);
+        const uploaded = await downloadAndUpload(url, options, budget);
         const winner = await claim(key, uploaded).catch(async (error) => {
           await discard(uploaded);
           throw error;
