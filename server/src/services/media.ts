@@ -95,11 +95,17 @@ const ACCEPTED_LABELS = Object.values(IMAGE_TYPES)
 const megapixels = (pixels: number) => +(pixels / 1_000_000).toFixed(1);
 
 /**
- * The sharp Strapi's upload plugin decodes with, loaded from beside that plugin: this plugin ships
- * no image library of its own, and the frames counted are those that decoder will decode.
+ * The sharp Strapi's upload plugin decodes with, found the way Node finds it from the site through
+ * Strapi and its upload plugin: this plugin ships no image library of its own, and the frames
+ * counted are those that decoder will decode. A require rooted at the site, so it works from the
+ * ESM build as well, and under package managers that do not hoist.
  */
-const uploadPluginSharp = () =>
-  createRequire(require.resolve('@strapi/upload/package.json'))('sharp') as typeof import('sharp').default;
+function uploadPluginSharp(siteRoot: string) {
+  const fromSite = createRequire(path.join(siteRoot, 'package.json'));
+  const fromStrapi = createRequire(fromSite.resolve('@strapi/strapi/package.json'));
+  const fromUpload = createRequire(fromStrapi.resolve('@strapi/upload/package.json'));
+  return fromUpload('sharp') as typeof import('sharp').default;
+}
 
 /** A download the service declines; the message is the reason the caller gets. */
 class ImportRefused extends Error {}
@@ -317,7 +323,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const file = { filepath, getStream: () => createReadStream(filepath) };
     // Read from the header (sharp's metadata), before the full decode of isFaultyImage. Without
     // `animated`, width and height are those of one frame; `pages` counts the frames.
-    const { width, height, pageHeight, pages } = await uploadPluginSharp()(filepath)
+    const { width, height, pageHeight, pages } = await uploadPluginSharp(strapi.dirs.app.root)(filepath)
       .metadata()
       .catch(() => ({ width: 0, height: 0, pageHeight: undefined, pages: undefined }));
     const frameHeight = pageHeight ?? height;
