@@ -6,7 +6,8 @@
  *   1. builds the plugin, then the example's admin panel when its inputs changed (as `npm run demo`),
  *   2. starts the example site (`strapi start`) on a free port with a fresh SQLite file,
  *   3. drives Debian's chromium with playwright-core through test/e2e/settings-page.js,
- *      saving a screenshot of every screen under test/artifacts/e2e/,
+ *      saving a screenshot of every screen under test/artifacts/e2e/; a step fails on any page
+ *      error, 5xx or console error it did not expect (EXPECTED_PAGE_ERRORS),
  *   4. prints `N passed, N failed` as its last line and exits non-zero on any failure.
  *
  * CHROMIUM (default /usr/bin/chromium) names another browser binary; E2E_HEADED=1 shows it.
@@ -32,6 +33,15 @@ const { startPlatformStub } = require('../test/e2e/platform-stub');
 
 const ARTIFACTS_DIR = path.join(ROOT, 'test', 'artifacts', 'e2e');
 const BOOT_TIMEOUT_MS = 120_000;
+/**
+ * What the admin panel may report while any step passes (a step lists its own in
+ * `expectedPageErrors`); anything else (an uncaught error, a 5xx, a console error) fails the step
+ * it happened in.
+ */
+const EXPECTED_PAGE_ERRORS = [
+  // The admin panel asks GitHub for Strapi's latest release; CI has no route to the internet.
+  /^Failed to load resource: net::ERR_NAME_NOT_RESOLVED \(https:\/\/api\.github\.com\/repos\/strapi\/strapi\/releases\/latest\)$/,
+];
 const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
@@ -132,7 +142,8 @@ async function main() {
       if (response.status() >= 500) pageErrors.push(`HTTP ${response.status()} from ${response.url()}`);
     });
     page.on('console', (message) => {
-      if (message.type() === 'error') pageErrors.push(message.text());
+      if (message.type() === 'error')
+        pageErrors.push(`${message.text()} (${message.location().url || 'page'})`);
     });
 
     const screenshot = async (name) => {
@@ -155,6 +166,11 @@ async function main() {
       const errorsBefore = pageErrors.length;
       try {
         await step.run({ page, baseUrl: site.baseUrl, platform, screenshot });
+        const expected = [...EXPECTED_PAGE_ERRORS, ...(step.expectedPageErrors ?? [])];
+        const unexpected = pageErrors
+          .slice(errorsBefore)
+          .filter((text) => !expected.some((pattern) => pattern.test(text)));
+        if (unexpected.length > 0) throw new Error(`the page reported ${unexpected.length} error(s)`);
         results.passed += 1;
         console.log(`  ✓ ${label}`);
       } catch (error) {
