@@ -144,6 +144,8 @@ export function storageOf(strapi: Core.Strapi, kind: Kind) {
       if (!target) throw new Error(`${kind} stores no "${field}" in ${resource.uid}`);
       return target.attribute;
     },
+    /** True when the resource stores `field` at all. */
+    hasField: (field: string) => resource.fields[field] !== undefined,
     /** True when `field` is a relation to entities the plugin finds or creates by name. */
     isRelation: (field: string) => resource.fields[field]?.adapter === 'relation',
   };

@@ -270,6 +270,54 @@ describe('posts', () => {
       });
       expect(third.body.id).toBe(reply.body.id);
     });
+
+    it("refuses with 409 a PUT that gives a post another post's source_id, and changes nothing", async () => {
+      const holderSource = uniqueSource();
+      const holder = await create({
+        title: 'Holder',
+        content: 'c',
+        status: 'publish',
+        source_id: holderSource,
+      });
+      const other = await create({
+        title: 'Other',
+        content: 'c',
+        status: 'publish',
+        source_id: uniqueSource(),
+      });
+      const before = await readFields(other);
+
+      const reply = await site.send('PUT', `/posts/${other}`, {
+        title: 'Taken over',
+        source_id: holderSource,
+      });
+      expect(reply.status).toBe(409);
+      expect(reply.body.error).toContain(holder);
+      expect(await readFields(other)).toEqual(before);
+      expect(await documents(POST).count({ filters: { sourceId: holderSource } })).toBe(1);
+      const republished = await site.send('POST', '/posts', {
+        title: 'Republished',
+        content: 'c',
+        status: 'publish',
+        source_id: holderSource,
+      });
+      expect(republished.body.id).toBe(holder);
+    });
+
+    it('lets a PUT give a post a new source_id, or the one it holds, and a republish of it updates that post', async () => {
+      const own = uniqueSource();
+      const id = await create({ title: 'Moving', content: 'c', status: 'publish', source_id: own });
+      await put(id, { source_id: own });
+      const fresh = uniqueSource();
+      await put(id, { source_id: fresh });
+      const republished = await site.send('POST', '/posts', {
+        title: 'Moved',
+        content: 'c',
+        status: 'publish',
+        source_id: fresh,
+      });
+      expect(republished.body.id).toBe(id);
+    });
   });
 
   describe('PUT /posts/{id}', () => {

@@ -1,6 +1,7 @@
 import type { Core } from '@strapi/strapi';
 import type { PostCreate, PostUpdate } from '../contract/schemas';
 import { PLUGIN_ID } from '../constants';
+import { ContractError } from '../contract/errors';
 import type { Resource } from '../resources';
 import { toSlug } from '../utils/slug';
 import type { EntityResponse } from './entities';
@@ -32,11 +33,21 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     );
   }
 
-  /** The source_id names this post from now on, unless another post already holds it. */
-  async function linkSource(transaction: Transaction, sourceId: string, documentId: string) {
-    const holder = await identities().lookup(transaction.trx, resource().registry, sourceKey(sourceId));
-    if (!holder)
-      await identities().claim(transaction.trx, resource().registry, sourceKey(sourceId), documentId);
+  /**
+   * The source_id names this post from now on. One that another post holds is refused: two posts
+   * showing one source_id would leave the next publish of it updating only one of them.
+   */
+  async function linkSource(transaction: Transaction, sourceId: string, documentId: string, at: LocaleScope) {
+    const { registry, uid } = resource();
+    const holder = await identities().findLive(transaction.trx, registry, uid, [sourceKey(sourceId)], at);
+    if (holder === documentId) return;
+    if (holder) {
+      throw new ContractError(
+        409,
+        `source_id "${sourceId}" already belongs to post ${holder}. Send this update to that post, or give this post a source_id of its own.`
+      );
+    }
+    await identities().claim(transaction.trx, registry, sourceKey(sourceId), documentId);
   }
 
   async function applyUpdate(
@@ -49,7 +60,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const { draftAndPublish } = resource();
     const toUpdateData = () => fields().toUpdateData(transaction, resource(), documentId, at, input, media);
     const { data, notes } = await toUpdateData();
-    if (input.source_id) await linkSource(transaction, input.source_id, documentId);
+    if (input.source_id) await linkSource(transaction, input.source_id, documentId, at);
     // Read here, not from the rows the caller locked: a publish that committed while this request
     // waited for the lock replaced the published row by a new one, which that statement did not see.
     const published = draftAndPublish && (await isPublished(documentId, at));
