@@ -130,6 +130,38 @@ test('content becomes rich-text, media and quote components in document order', 
   ]);
 });
 
+test("the zone's images count toward media.maxInlineImages: past it they stay HTML, with a note", async () => {
+  const limitKey = 'plugin::publish-bridge.media.maxInlineImages';
+  const limit = site.strapi.config.get(limitKey);
+  site.strapi.config.set(limitKey, 1);
+  let documentId: string;
+  try {
+    documentId = await publish(
+      'Two figures, room for one',
+      [
+        `<figure><img src="${images.url('/images/first.png')}" alt="First"></figure>`,
+        '<p>Between.</p>',
+        `<figure><img src="${images.url('/images/second.png')}" alt="Second"></figure>`,
+      ].join('')
+    );
+  } finally {
+    site.strapi.config.set(limitKey, limit);
+  }
+  const blocks = await storedBlocks(documentId, 'published');
+  expect(kinds(blocks)).toEqual(['shared.media', 'shared.rich-text']);
+  expect(blocks[0].file).toMatchObject({ alternativeText: 'First' });
+  expect(blocks[1].body).toBe(
+    `<p>Between.</p><figure><img src="${images.url('/images/second.png')}" alt="Second"></figure>`
+  );
+  await site.strapi.plugin('publish-bridge').service('activity').flush();
+  const [entry] = await site.strapi.db
+    .query('plugin::publish-bridge.activity-entry' as never)
+    .findMany({ where: { entityId: documentId } });
+  expect(entry.notes).toEqual([
+    `content: the image ${images.url('/images/second.png')} was not imported (over media.maxInlineImages); it stays as HTML in the text.`,
+  ]);
+});
+
 test("Strapi's REST API returns the zone in order, media with its file id and alt text, and the other fields", async () => {
   const documentId = await publish('Brew guide for the REST API');
   const query = [
