@@ -36,6 +36,21 @@ describe('htmlToMarkdown', () => {
   });
 });
 
+describe('htmlToMarkdown: text stays text', () => {
+  it('writes a < or an entity of the text as an entity, so a renderer never reads it as HTML', () => {
+    const { markdown } = htmlToMarkdown(
+      '<p>&lt;script&gt;alert(1)&lt;/script&gt; and the entity &amp;lt; and AT&amp;T</p>'
+    );
+    expect(markdown).toBe('&lt;script>alert(1)&lt;/script> and the entity &amp;lt; and AT&T');
+  });
+
+  it('keeps code as it was: Markdown shows code literally', () => {
+    expect(htmlToMarkdown('<p><code>a &lt; b</code></p><pre><code>&lt;div&gt;</code></pre>').markdown).toBe(
+      '`a < b`\n\n```\n<div>\n```'
+    );
+  });
+});
+
 describe('htmlToMarkdown: deep nesting', () => {
   it('keeps HTML nested deeper than the limit as HTML instead of recursing through it', () => {
     const depth = 100_000;

@@ -14,6 +14,17 @@ const turndown = new TurndownService({
 });
 turndown.keep([...KEPT_AS_HTML]);
 
+const escapeMarkdownSyntax = turndown.escape.bind(turndown);
+/**
+ * Text stays text: Markdown renderers read a `<` or an entity in it as HTML, so the source's
+ * escaped `&lt;script&gt;` would become a live tag. Both are written as entities; code keeps them
+ * as they are, since Markdown shows code literally.
+ */
+turndown.escape = (text: string) =>
+  escapeMarkdownSyntax(text)
+    .replace(/&(?=#?\w+;)/g, '&amp;')
+    .replace(/</g, '&lt;');
+
 export interface MarkdownResult {
   markdown: string;
   /** Set when the HTML past `maxBlocks` blocks was appended to the Markdown as it was. */
