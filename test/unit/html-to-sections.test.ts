@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Parser } from 'htmlparser2';
 import {
   htmlToSections,
+  MAX_STANDALONE_SECTIONS,
   mergeZone,
   type Section,
   type SectionOptions,
@@ -215,6 +216,20 @@ describe('htmlToSections: maxBlocks', () => {
       { type: 'text', html: '<p>1</p>' },
       { type: 'image', src: '/a.png', alt: '' },
       { type: 'text', html: '<p>2</p><img src="/b.png"><p>3</p>' },
+    ]);
+  });
+});
+
+describe('htmlToSections: many images and quotes', () => {
+  it(`makes components of the first ${MAX_STANDALONE_SECTIONS} and keeps the rest, as they were, in the text`, () => {
+    const quotes = Array.from(
+      { length: MAX_STANDALONE_SECTIONS + 50 },
+      (_, index) => `<blockquote>q${index}</blockquote>`
+    );
+    const sections = htmlToSections(quotes.join(''), WEB_IMAGES);
+    expect(sections).toEqual([
+      ...quotes.slice(0, MAX_STANDALONE_SECTIONS).map((_, index) => ({ type: 'quote', body: `q${index}` })),
+      { type: 'text', html: quotes.slice(MAX_STANDALONE_SECTIONS).join('') },
     ]);
   });
 });
