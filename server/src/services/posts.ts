@@ -27,12 +27,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const resource = (): Resource => plugin().service('mapping').resource('post');
   const posts = () => strapi.documents(resource().uid as never);
 
-  async function isPublished(documentId: string, at: LocaleScope) {
-    return Boolean(
-      await posts().findOne({ documentId, ...at, status: 'published', fields: ['documentId'] } as never)
-    );
-  }
-
   /**
    * The source_id names this post from now on. One that another post holds is refused: two posts
    * showing one source_id would leave the next publish of it updating only one of them.
@@ -63,7 +57,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     if (input.source_id) await linkSource(transaction, input.source_id, documentId, at);
     // Read here, not from the rows the caller locked: a publish that committed while this request
     // waited for the lock replaced the published row by a new one, which that statement did not see.
-    const published = draftAndPublish && (await isPublished(documentId, at));
+    const published = await versions().isPublished(resource(), documentId, at);
     const shouldBePublished = draftAndPublish && (input.status ? input.status === 'publish' : published);
 
     let written: Record<string, unknown> | null | undefined;

@@ -21,7 +21,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * an editor's unpublished changes stay in the draft, unpublished.
      */
     async update(documentId: string, input: ProductUpdate): Promise<PostResult> {
-      const products = strapi.documents(resource().uid as never);
       const at = await plugin().service('locales').scopeOf(resource());
       return plugin()
         .service('fields')
@@ -31,16 +30,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
             plugin().service('fields').toUpdateData(transaction, resource(), documentId, at, input, media);
           const { data, notes } = await toUpdateData();
           if (Object.keys(data).length > 0) {
-            const published =
-              resource().draftAndPublish &&
-              Boolean(
-                await products.findOne({
-                  documentId,
-                  ...at,
-                  status: 'published',
-                  fields: ['documentId'],
-                } as never)
-              );
+            const published = await versions().isPublished(resource(), documentId, at);
             // A published product stays published; an unpublished one stays a draft.
             const update = await versions().writeUpdate(
               resource(),

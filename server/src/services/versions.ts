@@ -20,6 +20,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const asideId = () => `publish-bridge-aside-${randomUUID()}`;
 
   return {
+    /** Whether the document has a published version (in `at`); types without draft and publish have none. */
+    async isPublished(resource: Resource, documentId: string, at: LocaleScope): Promise<boolean> {
+      if (!resource.draftAndPublish) return false;
+      return Boolean(
+        await documents(resource).findOne({ documentId, ...at, status: 'published', fields: ['documentId'] })
+      );
+    },
+
     /** The document's draft when it was saved after its published version (the Content Manager's "Modified" rule). */
     async editedDraft(resource: Resource, documentId: string, at: LocaleScope): Promise<EditedDraft | null> {
       const version = (status: 'draft' | 'published') =>
