@@ -144,7 +144,9 @@ async function main() {
   // --selectProjects takes every following word as a project name, so it goes last.
   const projects = options.db === undefined ? [] : ['--selectProjects', 'integration'];
   // The results by test name, so CI can count distinct tests apart from their runs per database.
-  const results = ['--json', `--outputFile=${path.join(ROOT, 'test', 'artifacts', `jest-${db}.json`)}`];
+  const artifacts = path.join(ROOT, 'test', 'artifacts');
+  fs.mkdirSync(artifacts, { recursive: true });
+  const results = ['--json', `--outputFile=${path.join(artifacts, `jest-${db}.json`)}`];
   const jestArgs = ['--maxWorkers=2', ...results, ...options.jestArgs, ...projects];
   const status = run(process.execPath, [jest, ...jestArgs], { ...process.env, TEST_DB: db });
   process.exit(status);

@@ -97,4 +97,4 @@ async function createDatabase(client, prefix) {
   };
 }
 
-module.exports = { CLIENTS, PG, MARIADB, createDatabase };
+module.exports = { CLIENTS, PG, MARIADB, createDatabase, driver };

@@ -87,6 +87,46 @@ async function makeJpeg(): Promise<Buffer> {
   return sharp(makePng(JPEG_SIZE.width, JPEG_SIZE.height)).jpeg({ quality: 90 }).toBuffer();
 }
 
+/** One JPEG segment: the marker 0xFF `code`, the length (counting itself), then `payload`. */
+export function jpegSegment(code: number, payload: number[] | Buffer): Buffer {
+  const length = Buffer.alloc(2);
+  length.writeUInt16BE(payload.length + 2);
+  return Buffer.concat([Buffer.from([0xff, code]), length, Buffer.from(payload)]);
+}
+
+/**
+ * A valid progressive greyscale JPEG of 8 × 8 pixels in 64 × (shifts + 1) scans: each of the 64
+ * coefficients is sent first shifted right by `shifts` bits, then refined one bit per scan, every
+ * scan a single Huffman code. Decoders read every scan in turn; this is the cheap file whose
+ * decode costs pixels × scans, which sharp cannot write.
+ */
+export function makeManyScanJpeg(shifts: number): Buffer {
+  const side = 8;
+  // One symbol (0: a zero DC difference, or the end of the block's band) coded as the bit 0.
+  const oneSymbolTable = (tableClass: number) => [tableClass << 4, 1, ...Array(15).fill(0), 0x00];
+  const scan = (coefficient: number, high: number, low: number) =>
+    Buffer.concat([
+      jpegSegment(0xda, [1, 1, 0x00, coefficient, coefficient, (high << 4) | low]),
+      Buffer.from([0x7f]), // the code 0, padded with 1 bits
+    ]);
+  const scans: Buffer[] = [];
+  for (let coefficient = 0; coefficient < 64; coefficient += 1) {
+    scans.push(scan(coefficient, 0, shifts));
+    for (let low = shifts - 1; low >= 0; low -= 1) scans.push(scan(coefficient, low + 1, low));
+  }
+  return Buffer.concat([
+    Buffer.from([0xff, 0xd8]),
+    jpegSegment(0xdb, [0, ...Array(64).fill(1)]), // quantisation table 0, all ones
+    jpegSegment(0xc2, [8, 0, side, 0, side, 1, 1, 0x11, 0]), // progressive, one component
+    jpegSegment(0xc4, [...oneSymbolTable(0), ...oneSymbolTable(1)]),
+    ...scans,
+    Buffer.from([0xff, 0xd9]),
+  ]);
+}
+
+/** A JPEG of more scans than media import accepts (MAX_JPEG_SCANS). */
+export const MANY_SCANS_JPEG = { width: 8, height: 8, scans: 128, bytes: makeManyScanJpeg(1) };
+
 export type ImageServer = {
   /** `http://127.0.0.1:<port>` */
   origin: string;
@@ -141,6 +181,10 @@ export async function startImageServer(): Promise<ImageServer> {
     // Any path under /animated/ ending in .gif or .webp serves an animation of ANIMATION_SIZE.
     const animation = /^\/animated\/.+\.(gif|webp)$/.exec(url.pathname)?.[1] as 'gif' | 'webp' | undefined;
     if (animation) return send(200, `image/${animation}`, animations[animation]);
+    // Any path under /many-scans/ ending in .jpg serves MANY_SCANS_JPEG.
+    if (url.pathname.startsWith('/many-scans/') && url.pathname.endsWith('.jpg')) {
+      return send(200, 'image/jpeg', MANY_SCANS_JPEG.bytes);
+    }
     // Any path ending in .png under /delayed/ serves the PNG after `?ms=` (default 200) milliseconds.
     if (url.pathname.startsWith('/delayed/') && url.pathname.endsWith('.png')) {
       delayedNow += 1;

@@ -55,6 +55,14 @@ export async function identityRows(strapi: Core.Strapi, resource?: string) {
   return resource ? rows.filter((row) => row.resource === resource) : rows;
 }
 
+/** The notes the activity log holds for the latest request. */
+export async function latestActivityNotes(strapi: Core.Strapi): Promise<string[]> {
+  await strapi.plugin('publish-bridge').service('activity').flush();
+  const rows = await rowsOf(strapi, 'plugin::publish-bridge.activity-entry');
+  const latest = rows.sort((a, b) => Number(a.id) - Number(b.id)).at(-1)!;
+  return typeof latest.notes === 'string' ? JSON.parse(latest.notes) : latest.notes;
+}
+
 /** Rows of the join table behind a relation attribute (e.g. a post's categories). */
 
 /** Connections the site's knex pool has handed out right now. */

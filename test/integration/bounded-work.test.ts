@@ -1,16 +1,17 @@
+import { startSiteWithImages } from '../helpers/site-with-images';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import {
   ANIMATION_SIZE,
   HUGE_PNG_SIZE,
+  MANY_SCANS_JPEG,
   MEGAPIXEL_PNG_SIZE,
-  startImageServer,
   type ImageServer,
 } from '../helpers/image-server';
 import { createTestDatabase, testDatabaseClient } from '../helpers/databases';
 import { startInstance } from '../helpers/instances';
-import { identityRows, removeUploadedFiles, rowsOf, UIDS } from '../helpers/inspect';
-import { EXAMPLE_DIR, startSite, type Site } from '../helpers/site';
+import { identityRows, latestActivityNotes, rowsOf, UIDS } from '../helpers/inspect';
+import { EXAMPLE_DIR, type Site } from '../helpers/site';
 
 /**
  * What one request may cost the site (issue 13 item 6): images downloaded, files left behind,
@@ -19,30 +20,19 @@ import { EXAMPLE_DIR, startSite, type Site } from '../helpers/site';
  */
 const ARTICLE = 'api::article.article';
 const FILE_UID = 'plugin::upload.file';
-const ACTIVITY_UID = 'plugin::publish-bridge.activity-entry';
 const MEDIA_CONFIG = 'plugin::publish-bridge.media';
 const UPLOADS = path.join(EXAMPLE_DIR, 'public', 'uploads');
 
 let site: Site;
 let images: ImageServer;
-const plugin = () => site.strapi.plugin('publish-bridge');
 const documents = () => site.strapi.documents(ARTICLE as never) as any;
 
-beforeAll(async () => {
-  images = await startImageServer();
-  site = await startSite({
-    PUBLISH_BRIDGE_CONTENT_TYPES: 'site',
-    PUBLISH_BRIDGE_MEDIA_ALLOWED_HOSTS: '127.0.0.1',
-  });
-});
+let stopSite: (() => Promise<void>) | undefined;
 
-afterAll(async () => {
-  if (site) {
-    await removeUploadedFiles(site.strapi);
-    await site.stop();
-  }
-  await images?.stop();
+beforeAll(async () => {
+  ({ site, images, stop: stopSite } = await startSiteWithImages({ PUBLISH_BRIDGE_CONTENT_TYPES: 'site' }));
 });
+afterAll(() => stopSite?.());
 
 async function publish(body: Record<string, unknown>) {
   const reply = await site.send('POST', '/posts', { status: 'publish', content: '<p>Body</p>', ...body });
@@ -50,13 +40,7 @@ async function publish(body: Record<string, unknown>) {
   return reply.body.id as string;
 }
 
-/** The notes the activity log holds for the latest request. */
-async function latestNotes(): Promise<string[]> {
-  await plugin().service('activity').flush();
-  const rows = await rowsOf(site.strapi, ACTIVITY_UID);
-  const latest = rows.sort((a, b) => Number(a.id) - Number(b.id)).at(-1)!;
-  return typeof latest.notes === 'string' ? JSON.parse(latest.notes) : latest.notes;
-}
+const latestNotes = () => latestActivityNotes(site.strapi);
 
 /** Runs `work` with some media config changed, then puts the booted config back. */
 async function withMediaConfig<T>(changes: Record<string, unknown>, work: () => Promise<T>): Promise<T> {
@@ -402,6 +386,113 @@ describe('animated images and the pixels of a request', () => {
         `content: the image ${urls[3]} was not imported (${refusal}); it stays as HTML.`,
       ])
     );
+  });
+});
+
+describe('the decoding an image costs besides its pixels, and across requests', () => {
+  const fileCount = () => site.strapi.db.query(FILE_UID as never).count();
+
+  it('publishes the post without a progressive JPEG of more than 100 scans, uploads nothing and notes it', async () => {
+    const cover = images.url('/many-scans/cover.jpg');
+    const inline = images.url('/many-scans/inline.jpg');
+    const filesBefore = await fileCount();
+
+    const id = await publish({
+      title: 'Many scans',
+      featured_image: cover,
+      content: `<p>Intro</p><img src="${inline}" alt="">`,
+    });
+
+    expect(images.hits('/many-scans/cover.jpg')).toBe(1);
+    expect(await fileCount()).toBe(filesBefore);
+    const article = await documents().findOne({ documentId: id, populate: ['cover'] });
+    expect(article.cover).toBeNull();
+    expect(article.content.map((block: { type: string }) => block.type)).toEqual(['paragraph', 'code']);
+    const refusal = `the JPEG has ${MANY_SCANS_JPEG.scans} scans, over the limit of 100: each scan decodes the whole picture again`;
+    expect(await latestNotes()).toEqual(
+      expect.arrayContaining([
+        `featured_image: the image ${cover} was not imported (${refusal}).`,
+        `content: the image ${inline} was not imported (${refusal}); it stays as HTML.`,
+      ])
+    );
+  });
+
+  it('decodes at most media.maxPixelsDecodingAtOnce pixels at once across concurrent requests, and imports every image', async () => {
+    const imaging = site.strapi.plugin('upload').service('image-manipulation');
+    const isFaultyImage = imaging.isFaultyImage;
+    let decodingNow = 0;
+    let decodingMost = 0;
+    imaging.isFaultyImage = async (file: unknown) => {
+      decodingNow += 1;
+      decodingMost = Math.max(decodingMost, decodingNow);
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return await isFaultyImage(file);
+      } finally {
+        decodingNow -= 1;
+      }
+    };
+    const filesBefore = await fileCount();
+    const post = (name: string) => {
+      const urls = [0, 1].map((index) => images.url(`/megapixel/at-once-${name}-${index}.png`));
+      return publish({
+        title: `At once ${name}`,
+        content: `<p>Intro</p>${urls.map((url) => `<img src="${url}" alt="">`).join('')}`,
+      });
+    };
+    try {
+      // One megapixel allowed: the 1-megapixel images of both requests are decoded one at a time.
+      await withMediaConfig(
+        { maxPixelsDecodingAtOnce: MEGAPIXEL_PNG_SIZE.width * MEGAPIXEL_PNG_SIZE.height },
+        () => Promise.all([post('a'), post('b')])
+      );
+    } finally {
+      imaging.isFaultyImage = isFaultyImage;
+    }
+
+    expect(decodingMost).toBe(1);
+    expect(await fileCount()).toBe(filesBefore + 4);
+  });
+
+  it('leaves out, with a note, an image that waited longer than media.timeoutMs for the pixels others are decoding', async () => {
+    const imaging = site.strapi.plugin('upload').service('image-manipulation');
+    const isFaultyImage = imaging.isFaultyImage;
+    let decodingStarted!: () => void;
+    const decoding = new Promise<void>((resolve) => (decodingStarted = resolve));
+    let finishDecoding!: () => void;
+    const decoded = new Promise<void>((resolve) => (finishDecoding = resolve));
+    imaging.isFaultyImage = async (file: unknown) => {
+      decodingStarted();
+      await decoded;
+      return isFaultyImage(file);
+    };
+    const filesBefore = await fileCount();
+    const post = (name: string) =>
+      publish({
+        title: `Waits ${name}`,
+        content: `<p><img src="${images.url(`/megapixel/waits-${name}.png`)}" alt=""></p>`,
+      });
+    let notes: string[] = [];
+    try {
+      await withMediaConfig(
+        { maxPixelsDecodingAtOnce: MEGAPIXEL_PNG_SIZE.width * MEGAPIXEL_PNG_SIZE.height, timeoutMs: 500 },
+        async () => {
+          const first = post('first');
+          await decoding;
+          await post('second');
+          notes = await latestNotes();
+          finishDecoding();
+          await first;
+        }
+      );
+    } finally {
+      imaging.isFaultyImage = isFaultyImage;
+    }
+
+    expect(notes.join('\n')).toContain(
+      'was not imported (the site was decoding other images for longer than 500 ms (media.timeoutMs, media.maxPixelsDecodingAtOnce))'
+    );
+    expect(await fileCount()).toBe(filesBefore + 1);
   });
 });
 

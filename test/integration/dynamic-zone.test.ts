@@ -1,6 +1,6 @@
-import { startImageServer, type ImageServer } from '../helpers/image-server';
-import { removeUploadedFiles } from '../helpers/inspect';
-import { startSite, type Site } from '../helpers/site';
+import { startSiteWithImages } from '../helpers/site-with-images';
+import type { ImageServer } from '../helpers/image-server';
+import type { Site } from '../helpers/site';
 
 /**
  * The example site with PUBLISH_BRIDGE_CONTENT_TYPES=template: posts go into the Story type,
@@ -69,12 +69,14 @@ async function publish(title: string, content = postHtml()) {
   return reply.body.id as string;
 }
 
+let stopSite: (() => Promise<void>) | undefined;
+
 beforeAll(async () => {
-  images = await startImageServer();
-  site = await startSite({
-    PUBLISH_BRIDGE_CONTENT_TYPES: 'template',
-    PUBLISH_BRIDGE_MEDIA_ALLOWED_HOSTS: '127.0.0.1',
-  });
+  ({
+    site,
+    images,
+    stop: stopSite,
+  } = await startSiteWithImages({ PUBLISH_BRIDGE_CONTENT_TYPES: 'template' }));
   const token = await site.strapi.service('admin::api-token').create({
     name: 'dynamic-zone-test',
     type: 'read-only',
@@ -84,13 +86,7 @@ beforeAll(async () => {
   apiToken = token.accessKey;
 });
 
-afterAll(async () => {
-  if (site) {
-    await removeUploadedFiles(site.strapi);
-    await site.stop();
-  }
-  await images?.stop();
-});
+afterAll(() => stopSite?.());
 
 afterEach(() => {
   site.strapi.config.set(FORMAT, 'html');
@@ -206,6 +202,46 @@ test('with richtextFormat "markdown" the text components hold Markdown', async (
   expect(await storedBlocks(documentId)).toMatchObject([
     { __component: 'shared.rich-text', body: '## Brewing\n\nGrind **fresh**.' },
   ]);
+});
+
+test('with richtextFormat "markdown" a request\'s text components share one content.markdownTimeoutMs of conversion, and a request behind it still converts', async () => {
+  const CONTENT = 'plugin::publish-bridge.content';
+  const original = site.strapi.config.get(CONTENT) as Record<string, unknown>;
+  site.strapi.config.set(FORMAT, 'markdown');
+  site.strapi.config.set(CONTENT, { ...original, markdownTimeoutMs: 1_000 });
+  try {
+    // Each text takes Turndown seconds (quadratic in its run of spaces and no-break spaces);
+    // the quotes between them make each a text component of its own.
+    const slowText = (index: number) => `<pre><span>x${index}${' \u00a0'.repeat(20_000)}</span>y</pre>`;
+    const slow = [0, 1, 2, 3].map((index) => `${slowText(index)}<blockquote>q${index}</blockquote>`).join('');
+    const markdown = site.strapi.plugin('publish-bridge').service('markdown');
+    const convert = markdown.convert;
+    let conversions = 0;
+    let slowQueued!: () => void;
+    const queued = new Promise<void>((resolve) => (slowQueued = resolve));
+    markdown.convert = (...args: unknown[]) => {
+      if (++conversions === 4) slowQueued();
+      return convert(...args);
+    };
+    try {
+      const slowPost = publish('Slow in every section', slow);
+      await queued;
+      const fastPost = publish('Behind the slow one', '<h2>Brewing</h2><p>Grind <strong>fresh</strong>.</p>');
+      expect(await storedBlocks(await fastPost)).toMatchObject([
+        { __component: 'shared.rich-text', body: '## Brewing\n\nGrind **fresh**.' },
+      ]);
+      const texts = (await storedBlocks(await slowPost)).filter(
+        (block) => block.__component === 'shared.rich-text'
+      );
+      expect(texts.map((block) => block.body)).toEqual(
+        [0, 1, 2, 3].map((index) => `<div>\n${slowText(index)}\n</div>`)
+      );
+    } finally {
+      markdown.convert = convert;
+    }
+  } finally {
+    site.strapi.config.set(CONTENT, original);
+  }
 });
 
 /** The update the slider tests send: two paragraphs around a new image. */

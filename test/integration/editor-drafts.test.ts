@@ -1,6 +1,7 @@
-import { startImageServer, type ImageServer } from '../helpers/image-server';
+import { startSiteWithImages } from '../helpers/site-with-images';
+import type { ImageServer } from '../helpers/image-server';
 import { testDatabaseClient } from '../helpers/databases';
-import { captureServerErrors, removeUploadedFiles, snapshotTables, storageOf } from '../helpers/inspect';
+import { captureServerErrors, snapshotTables, storageOf } from '../helpers/inspect';
 import { startSite, type Site } from '../helpers/site';
 
 /**
@@ -287,20 +288,15 @@ describe(`editor drafts on ${db}, plugin content types`, () => {
 describe(`editor drafts on ${db}, the site's Story type with media and a dynamic zone`, () => {
   let site: Site;
   let images: ImageServer;
+  let stopSite: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    images = await startImageServer();
-    site = await startSite({
-      PUBLISH_BRIDGE_CONTENT_TYPES: 'template',
-      PUBLISH_BRIDGE_MEDIA_ALLOWED_HOSTS: '127.0.0.1',
-    });
+    ({
+      site,
+      images,
+      stop: stopSite,
+    } = await startSiteWithImages({ PUBLISH_BRIDGE_CONTENT_TYPES: 'template' }));
   });
-  afterAll(async () => {
-    if (site) {
-      await removeUploadedFiles(site.strapi);
-      await site.stop();
-    }
-    await images?.stop();
-  });
+  afterAll(() => stopSite?.());
 
   const POPULATE = {
     cover: true,

@@ -1,21 +1,28 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startSite, type Reply, type Site } from '../helpers/site';
-import { createTestDatabase, PG, testDatabaseClient, type TestDatabase } from '../helpers/databases';
+import {
+  canCutConnections,
+  connectDatabaseFaults,
+  createTestDatabase,
+  testDatabaseClient,
+  type DatabaseFaults,
+  type TestDatabase,
+} from '../helpers/databases';
 import { startInstance, type Instance } from '../helpers/instances';
 import { captureServerErrors, rowsNamed, rowsOf, snapshotTables, storageOf } from '../helpers/inspect';
 import { recordTally, serverErrorsIn } from '../helpers/tally';
 
 /**
  * The database dropping the site's connections mid-request (what a failover or restart does to
- * it) gives a 5xx `{ error }` or a success after a retry, never half a write, and the site
- * works again as soon as the database does. PostgreSQL only: `pg_terminate_backend` and
- * `ALLOW_CONNECTIONS` act on this test's database alone, so tests running at the same time
- * keep theirs.
+ * it) gives a 503 `{ error }` or a success after a retry, never a 500 nor half a write, and the site
+ * works again as soon as the database does. PostgreSQL and MariaDB: SQLite has no connections
+ * to cut.
  */
 const db = testDatabaseClient();
-const describeOnPostgres = db === 'postgres' ? describe : describe.skip;
-const ONLY_POSTGRES = '(PostgreSQL only: run with TEST_DB=postgres or npm run test:postgres)';
+const describeOnServers = canCutConnections(db) ? describe : describe.skip;
+const ON_SERVERS_ONLY =
+  '(PostgreSQL and MariaDB only, SQLite has no connections to cut: run with npm run test:postgres or test:mariadb)';
 
 const unique = () => randomBytes(4).toString('hex');
 
@@ -28,32 +35,20 @@ const unique = () => randomBytes(4).toString('hex');
  * the same way; and the document events (`document-service/events.js`) read the written entry
  * with a deep populate after the commit, in a commit callback `transaction-context.js` calls as
  * `forEach((cb) => cb())`, so a populate query (`select "t0".*`, `select distinct "t0".*`, or
- * with a relation's order column first, `select distinct "t1"."category_ord", "t0".*`) whose
- * connection dies is never handled, nor is its failure to connect while the database refuses
- * connections. They are counted and reported; any other unhandled rejection fails the test.
+ * with a relation's order column first, `select distinct "t1"."category_ord", "t0".*`; MariaDB
+ * quotes them with backticks) whose connection dies is never handled, nor is its failure to
+ * connect while the database refuses connections. They are counted and reported; any other
+ * unhandled rejection fails the test.
  */
 const UPSTREAM_LEAKS = [
-  /"published_at" is not null\) limit/,
+  // MariaDB quotes with backticks, and its message of that query comes as "ROLLBACK - select
+  // ... - Connection lost: The server closed the connection." (mysql2 fails the rollback with
+  // the same error object, and knex puts the rollback's SQL in front of its message).
+  /[`"]published_at[`"] is not null\) limit/,
   /SET search_path/,
-  /^select (distinct )?("t1"\."\w+", )?"t0"\.\*[ ,]/,
+  /^select (distinct )?([`"]t1[`"]\.[`"]\w+[`"], )?[`"]t0[`"]\.\*[ ,]/,
   /^database "\w+" is not currently accepting connections$/,
 ];
-
-async function connectAdmin() {
-  const { Client } = require('pg');
-  const admin = new Client({ ...PG, database: 'postgres' });
-  await admin.connect();
-  return admin;
-}
-
-/** Ends every connection open to `databaseName`, as a restart would. */
-const terminateConnections = async (admin: any, databaseName: string) =>
-  (
-    await admin.query(
-      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
-      [databaseName]
-    )
-  ).rowCount as number;
 
 const publishBody = (run: string, index: number) => ({
   title: `Fault ${run} ${index}`,
@@ -63,48 +58,58 @@ const publishBody = (run: string, index: number) => ({
   categories: [`Fault Shared ${run}`, `Fault Own ${run} ${index}`],
 });
 
-/** A failure answers the contract's error shape; a success answers an id. */
+/**
+ * A success answers an id; a failure is a 503 saying whether the write may have been saved, so
+ * the publisher can send it again. A 500 (something unexpected) fails the test.
+ */
 function expectWholeAnswers(replies: Reply[]) {
   for (const reply of replies) {
-    if (reply.status >= 500) expect(reply.body).toEqual({ error: expect.stringMatching(/request id/) });
-    else expect([reply.status, typeof reply.body.id]).toEqual([200, 'string']);
+    if (reply.status === 200) expect(typeof reply.body.id).toBe('string');
+    else
+      expect([reply.status, reply.body]).toEqual([
+        503,
+        { error: expect.stringMatching(/^The (connection to the )?database .*Send (it|the request) again/) },
+      ]);
   }
 }
 
-describeOnPostgres(`a connection killed in the middle of a publish ${ONLY_POSTGRES}`, () => {
+describeOnServers(`a connection lost during a publish or its commit ${ON_SERVERS_ONLY}`, () => {
   let site: Site;
-  let admin: any;
+  let faults: DatabaseFaults;
   beforeAll(async () => {
     site = await startSite();
     captureServerErrors(site.strapi, { quiet: true });
-    admin = await connectAdmin();
+    faults = await connectDatabaseFaults(site.database);
   });
   afterAll(async () => {
-    await admin?.end();
+    await faults?.end();
     await site?.stop();
   });
 
-  test('the publish is retried whole or fails whole, and the next requests succeed', async () => {
-    const run = unique();
+  /** Sends a publish whose category lookups each also run `alongside` on their transaction. */
+  async function publishWith(run: string, alongside: (trx: any) => Promise<void>) {
     const taxonomy = site.strapi.plugin('publish-bridge').service('taxonomy') as Record<string, any>;
     const original = taxonomy.findOrCreate;
-    let killed = 0;
     taxonomy.findOrCreate = async function (this: unknown, transaction: { trx: any }, ...rest: unknown[]) {
       const result = await original.call(this, transaction, ...rest);
-      if (killed === 0) {
-        // The transaction has written a category; its connection dies before the post is stored.
-        const { rows } = await transaction.trx.raw('SELECT pg_backend_pid() AS pid');
-        killed = (await admin.query('SELECT pg_terminate_backend($1)', [rows[0].pid])).rowCount;
-      }
+      await alongside(transaction.trx);
       return result;
     };
     const before = await snapshotTables(site.strapi);
-    let reply: Reply;
     try {
-      reply = await site.send('POST', '/posts', publishBody(run, 0));
+      return { before, reply: await site.send('POST', '/posts', publishBody(run, 0)) };
     } finally {
       taxonomy.findOrCreate = original;
     }
+  }
+
+  test('the publish is retried whole or fails whole, and the next requests succeed', async () => {
+    const run = unique();
+    let killed = 0;
+    // The transaction has written a category; its connection dies before the post is stored.
+    const { before, reply } = await publishWith(run, async (trx) => {
+      if (killed === 0) killed = await faults.kill(await faults.connectionIdOf(trx));
+    });
 
     expect(killed).toBe(1);
     expectWholeAnswers([reply]);
@@ -139,27 +144,83 @@ describeOnPostgres(`a connection killed in the middle of a publish ${ONLY_POSTGR
     );
     expect(after.map((answer) => answer.status)).toEqual([200, 200, 200]);
   });
+
+  test('answers 503 saying the site cannot tell whether it was saved; it was not half-saved, and sending it again stores it once', async () => {
+    const run = unique();
+    const patched = new WeakSet<object>();
+    let killed = 0;
+    // Strapi's after-commit callbacks (the document events behind webhooks, the content history)
+    // run only for a transaction that committed.
+    let afterCommit = 0;
+    const counted = new WeakSet<object>();
+    const countAfterCommit = async (trx: object) => {
+      if (counted.has(trx)) return;
+      counted.add(trx);
+      await site.strapi.db.transaction(async ({ onCommit }) => {
+        onCommit(() => (afterCommit += 1));
+      });
+    };
+    const { before, reply } = await publishWith(run, async (trx) => {
+      await countAfterCommit(trx);
+      if (patched.has(trx)) return;
+      patched.add(trx);
+      // The write's work is done; its connection dies as Strapi sends the COMMIT.
+      const commit = trx.commit.bind(trx);
+      trx.commit = async (...args: unknown[]) => {
+        if (killed === 0) {
+          killed = await faults.kill(await faults.connectionIdOf(trx));
+          // The server ends the connection when its process next looks at its signals: a COMMIT
+          // sent at once can still win that race and commit.
+          await sleep(250);
+        }
+        return commit(...args);
+      };
+    });
+
+    expect(killed).toBe(1);
+    expect([reply.status, reply.body]).toEqual([
+      503,
+      {
+        error: expect.stringMatching(
+          /^The connection to the database was lost while this write was being committed/
+        ),
+      },
+    ]);
+    expect(await snapshotTables(site.strapi)).toEqual(before);
+    expect(afterCommit).toBe(0);
+
+    const { reply: again } = await publishWith(run, countAfterCommit);
+    expect(again.status).toBe(200);
+    expect(afterCommit).toBe(1);
+    const post = storageOf(site.strapi, 'post');
+    const stored = (await rowsOf(site.strapi, post.uid)).filter(
+      (row) => row[post.attribute('source_id')] === `fault-${run}-0`
+    );
+    expect(new Set(stored.map((row) => row.documentId))).toEqual(new Set([again.body.id]));
+  });
 });
 
 /**
  * A site in a process of its own, so that what Strapi leaves unhandled stays in that process
  * (where it is counted) instead of failing whichever test jest is running.
  */
-describeOnPostgres(`the database dropping every connection of a running site ${ONLY_POSTGRES}`, () => {
+describeOnServers(`the database dropping every connection of a running site ${ON_SERVERS_ONLY}`, () => {
   let database: TestDatabase;
   let instance: Instance;
-  let admin: any;
+  let faults: DatabaseFaults;
   beforeAll(async () => {
     database = await createTestDatabase();
-    instance = await startInstance({ ...database.env, PUBLISH_BRIDGE_CONTENT_TYPES: 'site' });
-    admin = await connectAdmin();
+    faults = await connectDatabaseFaults(database);
+    instance = await startInstance({
+      ...database.env,
+      ...faults.siteEnv,
+      PUBLISH_BRIDGE_CONTENT_TYPES: 'site',
+    });
   });
   afterAll(async () => {
-    await admin
-      ?.query(`ALTER DATABASE ${database.env.DATABASE_NAME} ALLOW_CONNECTIONS true`)
-      .catch(() => undefined);
-    await admin?.end();
+    await faults?.allowConnections().catch(() => undefined);
     await instance?.stop();
+    await faults?.end();
     await database?.drop();
   });
 
@@ -219,7 +280,7 @@ describeOnPostgres(`the database dropping every connection of a running site ${O
     let kills = 0;
     for (let round = 0; round < 3; round += 1) {
       await sleep(150);
-      kills += await terminateConnections(admin, database.env.DATABASE_NAME);
+      kills += await faults.killAll();
     }
     const replies = await pending;
 
@@ -238,11 +299,11 @@ describeOnPostgres(`the database dropping every connection of a running site ${O
   test('the database refusing connections for a while: requests fail whole or wait, and work once it is back', async () => {
     const run = unique();
     const leakedBefore = (await instance.call<string[]>('unhandledRejections')).length;
-    await admin.query(`ALTER DATABASE ${database.env.DATABASE_NAME} ALLOW_CONNECTIONS false`);
-    await terminateConnections(admin, database.env.DATABASE_NAME);
+    await faults.refuseConnections();
+    await faults.killAll();
     const pending = Promise.all(Array.from({ length: 5 }, (_, index) => publish(run, index)));
     await sleep(1500);
-    await admin.query(`ALTER DATABASE ${database.env.DATABASE_NAME} ALLOW_CONNECTIONS true`);
+    await faults.allowConnections();
     const replies = await pending;
 
     expectWholeAnswers(replies);

@@ -1,5 +1,6 @@
-import { startImageServer, type ImageServer } from '../helpers/image-server';
-import { startSite, type Site } from '../helpers/site';
+import { startSiteWithImages } from '../helpers/site-with-images';
+import type { ImageServer } from '../helpers/image-server';
+import type { Site } from '../helpers/site';
 import { slugIndexName } from '../../server/src/services/slug-indexes';
 
 /** The example maps posts, blog categories and authors onto its own blog types. */
@@ -12,17 +13,12 @@ let images: ImageServer;
 const documents = (uid: string) => site.strapi.documents(uid as never) as any;
 const uploadedFiles = () => site.strapi.db.query('plugin::upload.file').count();
 
+let stopSite: (() => Promise<void>) | undefined;
+
 beforeAll(async () => {
-  images = await startImageServer();
-  site = await startSite({
-    PUBLISH_BRIDGE_CONTENT_TYPES: 'site',
-    PUBLISH_BRIDGE_MEDIA_ALLOWED_HOSTS: '127.0.0.1',
-  });
+  ({ site, images, stop: stopSite } = await startSiteWithImages({ PUBLISH_BRIDGE_CONTENT_TYPES: 'site' }));
 });
-afterAll(async () => {
-  await site?.stop();
-  await images?.stop();
-});
+afterAll(() => stopSite?.());
 
 const CONTENT = [
   '<h2>Why grind fresh</h2>',

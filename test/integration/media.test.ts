@@ -1,9 +1,9 @@
+import { startSiteWithImages } from '../helpers/site-with-images';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { removeUploadedFiles } from '../helpers/inspect';
-import { EXAMPLE_DIR, startSite, type Site } from '../helpers/site';
-import { JPEG_SIZE, PNG_SIZE, startImageServer, type ImageServer } from '../helpers/image-server';
+import { EXAMPLE_DIR, type Site } from '../helpers/site';
+import { JPEG_SIZE, PNG_SIZE, type ImageServer } from '../helpers/image-server';
 
 const FILE_UID = 'plugin::upload.file';
 const CONFIG = 'plugin::publish-bridge.media';
@@ -16,6 +16,7 @@ const TEN_MEGABYTES = 10 * 1024 * 1024;
 describe('importing images into the Media Library', () => {
   let site: Site;
   let images: ImageServer;
+  let stopSite: (() => Promise<void>) | undefined;
   let tmpdir: string;
   const originalTmpdir = process.env.TMPDIR;
 
@@ -36,8 +37,7 @@ describe('importing images into the Media Library', () => {
   }
 
   beforeAll(async () => {
-    images = await startImageServer();
-    site = await startSite({ PUBLISH_BRIDGE_MEDIA_ALLOWED_HOSTS: '127.0.0.1' });
+    ({ site, images, stop: stopSite } = await startSiteWithImages());
     // Downloads and the upload plugin's working copies go to os.tmpdir(): a folder of this test's own.
     tmpdir = await fs.mkdtemp(path.join(os.tmpdir(), 'media-test-'));
     process.env.TMPDIR = tmpdir;
@@ -45,11 +45,7 @@ describe('importing images into the Media Library', () => {
 
   afterAll(async () => {
     process.env.TMPDIR = originalTmpdir;
-    if (site) {
-      await removeUploadedFiles(site.strapi);
-      await site.stop();
-    }
-    await images?.stop();
+    await stopSite?.();
     if (tmpdir) await fs.rm(tmpdir, { recursive: true, force: true });
   });
 
@@ -63,6 +59,7 @@ describe('importing images into the Media Library', () => {
       concurrentDownloads: 4,
       maxPixels: 40_000_000,
       maxPixelsPerRequest: 160_000_000,
+      maxPixelsDecodingAtOnce: 80_000_000,
     });
   });
 

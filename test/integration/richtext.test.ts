@@ -1,4 +1,5 @@
 import { startSite, type Site } from '../helpers/site';
+import { latestActivityNotes } from '../helpers/inspect';
 
 /** The plugin's post keeps `content` in a `richtext` attribute, Strapi's Markdown editor. */
 let site: Site;
@@ -50,4 +51,58 @@ test('with richtextFormat "markdown", unclosed formatting elements an HTML5 pars
   expect(await storedContent('After the reopened fonts')).toBe(
     '## Cupping\n\nSlurp **loudly**.\n\n<table><tbody><tr><td>Score</td></tr></tbody></table>'
   );
+});
+
+describe('Markdown conversion runs on a worker thread', () => {
+  const TIMEOUT = 'plugin::publish-bridge.content';
+  // Turndown's edge-whitespace regular expression takes quadratic time on text of alternating
+  // spaces and no-break spaces: these 96 KB took 15 s of CPU, on the event loop every request shares.
+  const SLOW_HTML = `<pre><span>x${' \u00a0'.repeat(48_000)}</span>y</pre>`;
+  let original: Record<string, unknown>;
+
+  beforeAll(() => {
+    original = site.strapi.config.get(TIMEOUT);
+  });
+  afterEach(() => {
+    site.strapi.config.set(TIMEOUT, original);
+  });
+
+  test('keeps HTML that does not convert within content.markdownTimeoutMs as it is, notes it, and answers other requests meanwhile', async () => {
+    site.strapi.config.set(FORMAT, 'markdown');
+    site.strapi.config.set(TIMEOUT, { ...original, markdownTimeoutMs: 2_000 });
+    const markdown = site.strapi.plugin('publish-bridge').service('markdown');
+    const convert = markdown.convert;
+    let conversionStarted!: () => void;
+    const started = new Promise<void>((resolve) => (conversionStarted = resolve));
+    markdown.convert = (...args: unknown[]) => {
+      conversionStarted();
+      return convert(...args);
+    };
+    const answered: string[] = [];
+    try {
+      const publishing = site
+        .send('POST', '/posts', { title: 'Slow to convert', content: SLOW_HTML, status: 'publish' })
+        .finally(() => answered.push('publish'));
+      await started;
+      const handshake = await site.send('POST', '/handshake', {}).finally(() => answered.push('handshake'));
+      const reply = await publishing;
+
+      expect(handshake.status).toBe(200);
+      expect(answered).toEqual(['handshake', 'publish']);
+      expect(reply.status).toBe(200);
+      const post = await (site.strapi.documents('plugin::publish-bridge.post' as never) as any).findOne({
+        documentId: reply.body.id,
+      });
+      expect(post.content).toBe(`<div>\n${SLOW_HTML}\n</div>`);
+      expect((await latestActivityNotes(site.strapi)).join('\n')).toContain(
+        "content: the HTML was stored as it is, not as Markdown: the request's conversions took longer than content.markdownTimeoutMs (2000 ms)"
+      );
+    } finally {
+      markdown.convert = convert;
+    }
+    // The thread that ran out of time was ended; the next conversion gets a new one.
+    expect(await storedContent('Converted after a timeout')).toBe(
+      '## Cupping\n\nSlurp **loudly**.\n\n<table><tbody><tr><td>Score</td></tr></tbody></table>'
+    );
+  });
 });

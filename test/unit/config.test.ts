@@ -23,6 +23,7 @@ describe('plugin config validation at boot', () => {
     [{ content: { maxBlocks: 0 } }, /content\.maxBlocks/],
     [{ media: { ...config.default.media, maxPixels: 300_000_000 } }, /media\.maxPixels/],
     [{ media: { ...config.default.media, maxPixelsPerRequest: 1000 } }, /media\.maxPixelsPerRequest/],
+    [{ media: { ...config.default.media, maxPixelsDecodingAtOnce: 1000 } }, /media\.maxPixelsDecodingAtOnce/],
     [{ locale: 'French' }, /locale: must be a locale code of the site, such as "en" or "fr-FR"/],
     [{ locale: '' }, /locale: must be a locale code/],
     [{ contentTypes: { post: { uid: 'api::article.article' } } }, /contentTypes\.post\.fields/],

@@ -13,6 +13,13 @@ describe('isLostConnection', () => {
       new Error('insert into "x" values ($1) - Connection terminated unexpectedly'),
     ],
     ['node-postgres: the connection ended', new Error('Connection ended unexpectedly')],
+    [
+      'MariaDB refusing a locked account (errno 4151, which mysql2 names after another error)',
+      Object.assign(new Error('Access denied, this account is locked'), {
+        code: 'ER_UNKNOWN_ERROR',
+        errno: 4151,
+      }),
+    ],
   ])('is true for %s', (_name, error) => {
     expect(isLostConnection(error)).toBe(true);
   });

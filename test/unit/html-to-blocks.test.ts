@@ -1,5 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import render from 'dom-serializer';
 import fc from 'fast-check';
 import {
   blocksToPlainText,
@@ -7,12 +8,15 @@ import {
   imageSources,
   MAX_NESTING,
   NODES_PER_BLOCK,
+  parseHtml,
   resolveImages,
+  type ParsedHtml,
   type BlockNode,
   type InlineNode,
   type ListNode,
 } from '../../server/src/mapping/html-to-blocks';
-import { MAX_ATTRIBUTES_PER_ELEMENT } from '../../server/src/mapping/html-parser';
+import { visibleTextOfBlocks, visibleTextOfHtml } from '../helpers/visible-text';
+import { linearParser, MAX_ATTRIBUTES_PER_ELEMENT, type ParseBudget } from '../../server/src/mapping/html-parser';
 
 const blocksOf = (html: string) => htmlToBlocks(html).blocks;
 const text = (value: string, marks: Record<string, true> = {}) => ({ type: 'text', text: value, ...marks });
@@ -684,6 +688,10 @@ describe('html corpus', () => {
     it('reports fallbacks whose html appears verbatim in the source', () => {
       for (const fallback of result.fallbacks) expect(html).toContain(fallback.html);
     });
+
+    it('loses no visible text and reorders none', () => {
+      expect(visibleTextOfBlocks(result.blocks, html)).toBe(visibleTextOfHtml(html));
+    });
   });
 });
 
@@ -709,6 +717,102 @@ describe('any input', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('loses no visible text and reorders none, within the block limit or past it', () => {
+    fc.assert(
+      fc.property(fc.array(fragment, { maxLength: 40 }), fc.integer({ min: 1, max: 8 }), (parts, maxBlocks) => {
+        const html = parts.join('');
+        const visible = visibleTextOfHtml(html);
+        expect(visibleTextOfBlocks(htmlToBlocks(html).blocks, html)).toBe(visible);
+        expect(visibleTextOfBlocks(htmlToBlocks(html, { maxBlocks }).blocks, html)).toBe(visible);
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+});
+
+describe('the bounded parse', () => {
+  /** Where a pass that only counts tokens cuts `html`: at the start of the top-level node the budget runs out in. */
+  function countedCut(html: string, budget: ParseBudget): number {
+    let depth = 0;
+    let topLevel = 0;
+    let nodes = 0;
+    let topLevelStart = 0;
+    let cut: number | undefined;
+    const count = (opensTopLevel: boolean) => {
+      if (cut !== undefined) return;
+      nodes += 1;
+      if (depth === 0) topLevelStart = parser.startIndex;
+      if (opensTopLevel) topLevel += 1;
+      if (topLevel > budget.topLevel || nodes > budget.nodes) {
+        cut = topLevelStart;
+        parser.pause();
+      }
+    };
+    const parser = linearParser({
+      onopentag() {
+        count(depth === 0);
+        depth += 1;
+      },
+      onclosetag() {
+        depth -= 1;
+      },
+      ontext: () => count(false),
+      oncomment: () => count(depth === 0),
+      onprocessinginstruction: () => count(depth === 0),
+    });
+    parser.end(html);
+    return cut ?? html.length;
+  }
+  const written = (root: ParsedHtml['root']) => render(root, { encodeEntities: 'utf8' });
+
+  it('in one pass, holds what a parse of the HTML cut where the counting pass cuts it holds', () => {
+    const fragment = fc.oneof(
+      fc.constantFrom(
+        '<p>',
+        '</p>',
+        '<div>',
+        '</div>',
+        '<ul>',
+        '<li>',
+        '</li>',
+        '</ul>',
+        '<b>',
+        '</b>',
+        '<br>',
+        '<!-- c -->',
+        '&amp;',
+        'a',
+        ' '
+      ),
+      fc.string({ maxLength: 4 })
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fragment, { maxLength: 60 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.integer({ min: 1, max: 30 }),
+        (parts, topLevel, nodes) => {
+          const html = parts.join('');
+          const budget = { topLevel, nodes };
+          const cut = countedCut(html, budget);
+          const parsed = parseHtml(html, budget);
+          expect(parsed.end).toBe(cut);
+          expect(written(parsed.root)).toBe(written(parseHtml(html.slice(0, cut)).root));
+        }
+      ),
+      { numRuns: 2_000 }
+    );
+  });
+
+  it('says whether what it kept nests deeper than MAX_NESTING, not what it left out', () => {
+    const deep = `<div>${'<b>'.repeat(MAX_NESTING + 1)}x</div>`;
+    expect(parseHtml(`<p>a</p>${deep}`, { topLevel: 1, nodes: 100 })).toMatchObject({
+      end: 8,
+      nestsTooDeep: false,
+    });
+    expect(parseHtml(`<p>a</p>${deep}`, { topLevel: 2, nodes: 100 }).nestsTooDeep).toBe(true);
   });
 });
 

@@ -1,5 +1,7 @@
+import fc from 'fast-check';
+import { DomUtils, parseDocument, Parser } from 'htmlparser2';
 import { htmlToMarkdown } from '../../server/src/mapping/html-to-markdown';
-import { MAX_NESTING } from '../../server/src/mapping/html-to-blocks';
+import { MAX_NESTING, parseHtml } from '../../server/src/mapping/html-to-blocks';
 
 describe('htmlToMarkdown', () => {
   test('headings, marks, links, lists and code become Markdown', () => {
@@ -51,11 +53,181 @@ describe('htmlToMarkdown: text stays text', () => {
   });
 });
 
+// The Markdown renderer of Strapi's Content Manager, as a site's frontend would render the text.
+const MarkdownIt: new (options: { html: boolean }) => {
+  render(markdown: string): string;
+} = require('markdown-it');
+const renderer = new MarkdownIt({ html: true });
+
+/** The elements and attribute names of some HTML, e.g. `img[onerror]`, in document order. */
+const markupOf = (html: string) => {
+  const markup: string[] = [];
+  const parser = new Parser({
+    onopentag: (name, attributes) =>
+      markup.push(name, ...Object.keys(attributes).map((key) => `${name}[${key}]`)),
+  });
+  parser.end(html);
+  return markup;
+};
+
+describe('htmlToMarkdown: attributes stay inside their syntax', () => {
+  const liveMarkup = (html: string) =>
+    markupOf(renderer.render(htmlToMarkdown(html).markdown)).filter(
+      (item) => !['p', 'a', 'a[href]', 'a[title]', 'img', 'img[src]', 'img[alt]', 'img[title]'].includes(item)
+    );
+
+  // A destination ending in a backslash escaped its closing bracket: the syntax failed and the
+  // alt or title was read as HTML (third attack review).
+  it.each([
+    '<p><a href="/x\\" title="<img src=x onerror=alert(1)>">t</a></p>',
+    '<p><img src="a.png\\" title="<img src=x onerror=alert(2)>"></p>',
+    '<p><img src="https://cdn.example.com/a.png\\" alt="<img src=x onerror=alert(3)>"></p>',
+    '<p><img src="a b.png\\" alt="<img src=x onerror=alert(5)>"></p>',
+    '<p><a href="/x\\"><img src="a.png" alt="<img src=x onerror=alert(6)>"></a></p>',
+    '<p><a href="/x" title="ends in a backslash \\">t</a><img src="/y" title="<b>x</b>"></p>',
+  ])('%s renders no element the HTML did not have', (html) => {
+    expect(liveMarkup(html)).toEqual([]);
+  });
+
+  it('keeps destinations, titles and alt text as they were', () => {
+    const html =
+      '<p><a href="https://e.com/a_(b)?q=1&amp;r=2\\" title="say &quot;hi&quot; \\">link</a> <img src="/i b.png" alt="a &lt; b" title="t"></p>';
+    const rendered = renderer.render(htmlToMarkdown(html).markdown);
+    const parsed = parseDocument(rendered);
+    const link = DomUtils.findOne((node) => node.name === 'a', parsed.children)!;
+    const image = DomUtils.findOne((node) => node.name === 'img', parsed.children)!;
+    expect(link.attribs).toEqual({ href: 'https://e.com/a_(b)?q=1&r=2%5C', title: 'say "hi" \\' });
+    expect(image.attribs).toMatchObject({ src: '/i%20b.png', title: 't' });
+  });
+
+  it('for any URL, alt or title, renders only the link and the image', () => {
+    const text = fc.string({
+      unit: fc.constantFrom(
+        '\\',
+        '<',
+        '>',
+        '(',
+        ')',
+        '[',
+        ']',
+        '"',
+        "'",
+        ' ',
+        '\n',
+        '&',
+        ';',
+        'a',
+        'img',
+        '='
+      ),
+    });
+    const escape = (value: string) =>
+      value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+    fc.assert(
+      fc.property(text, text, text, (url, alt, title) => {
+        const html = `<p><a href="${escape(url)}x" title="${escape(title)}">t</a><img src="${escape(url)}y" alt="${escape(alt)}" title="${escape(title)}"></p>`;
+        expect(liveMarkup(html)).toEqual([]);
+      }),
+      { numRuns: 1_000 }
+    );
+  });
+});
+
+describe('htmlToMarkdown: HTML written into the Markdown stays one HTML block', () => {
+  /** What the rendered Markdown has that the HTML had not, besides the Markdown's own elements. */
+  const addedMarkup = (html: string, options?: { maxBlocks: number }) => {
+    const source = new Set(markupOf(html));
+    const rendered = new Set(markupOf(renderer.render(htmlToMarkdown(html, options).markdown)));
+    const markdownOwn = [
+      'p',
+      'div',
+      'em',
+      'strong',
+      'code',
+      'pre',
+      'br',
+      'hr',
+      'ul',
+      'ol',
+      'li',
+      'blockquote',
+      // and the tbody an HTML serializer writes into every table
+      'tbody',
+    ];
+    return [...rendered].filter((item) => !source.has(item) && !markdownOwn.includes(item));
+  };
+
+  // A blank line in an attribute value ended the HTML block; the next tag's title became attributes.
+  const BREAKOUT = '<td title="a\n\nb">c<span title=" autofocus tabindex=0 onfocus=alert(1) x">d</span></td>';
+  it.each([
+    ['a kept table', `<table><tr>${BREAKOUT}</tr></table>`, undefined],
+    [
+      'HTML past maxBlocks',
+      `${'<p>1</p>'.repeat(3)}<p title="a\n\nb">c<span title="><img src=x onerror=alert(3)>">d</span></p>`,
+      { maxBlocks: 2 },
+    ],
+    [
+      'text past maxBlocks that reads as Markdown',
+      '<p>1</p><p>2</p>\n\n![x](https://evil.example/p.gif)',
+      { maxBlocks: 1 },
+    ],
+  ])('%s renders nothing the HTML did not have', (_, html, options) => {
+    expect(addedMarkup(html, options)).toEqual([]);
+  });
+
+  it('for any kept or leftover HTML with line breaks in attributes and text', () => {
+    const part = fc.constantFrom(
+      '<table><tr><td title="a\n\nb">',
+      '</td></tr></table>',
+      '<figure title="\n \n">',
+      '</figure>',
+      '<span title=" onfocus=alert(1) x">',
+      '<span title="><img src=x onerror=alert(2)>">',
+      '</span>',
+      '<p>',
+      '</p>',
+      '\n',
+      '\n\n',
+      ' \n\t\n',
+      '![x](https://e.example/i.png)',
+      '*a*',
+      'text',
+      '<pre>',
+      '</pre>'
+    );
+    fc.assert(
+      fc.property(fc.array(part, { maxLength: 30 }), fc.integer({ min: 1, max: 4 }), (parts, maxBlocks) => {
+        const html = parts.join('');
+        expect(addedMarkup(html, { maxBlocks })).toEqual([]);
+      }),
+      { numRuns: 1_000 }
+    );
+  });
+});
+
+describe('htmlToMarkdown: raw-text elements', () => {
+  // Browsers read the content of these as text up to their own end tag; read as markup, the
+  // image in it became live in the Markdown (fifth attack review).
+  it.each(['noembed', 'noframes', 'noscript', 'iframe'])(
+    'reads <%s> content as text, as a browser does, within the block limit and past it',
+    (tag) => {
+      const hidden = `<div><${tag}></div><table><tr><td><img src=x onerror=alert(1)></td></tr></table></${tag}></div>`;
+      const { root } = parseHtml(hidden);
+      expect(DomUtils.getElementsByTagName('img', root.children)).toEqual([]);
+      // An <iframe> is kept as HTML, its content raw text to a browser too.
+      const outsideIframes = (markdown: string) => markdown.replace(/<iframe>[^]*?<\/iframe>/g, '');
+      expect(outsideIframes(htmlToMarkdown(hidden).markdown)).not.toMatch(/<img/);
+      const pastTheLimit = `<div><${tag}></div>${'<p>a</p>'.repeat(5)}<img src=x onerror=alert(7)></${tag}></div>`;
+      expect(outsideIframes(htmlToMarkdown(pastTheLimit, { maxBlocks: 3 }).markdown)).not.toMatch(/<img/);
+    }
+  );
+});
+
 describe('htmlToMarkdown: deep nesting', () => {
   it('keeps HTML nested deeper than the limit as HTML instead of recursing through it', () => {
     const depth = 100_000;
     const html = `${'<div>'.repeat(depth)}deep${'</div>'.repeat(depth)}`;
-    expect(htmlToMarkdown(html)).toEqual({ markdown: html });
+    expect(htmlToMarkdown(html)).toEqual({ markdown: `<div>\n${html}\n</div>` });
   });
 
   it('still converts HTML nested up to the limit', () => {
@@ -68,7 +240,7 @@ describe('htmlToMarkdown: maxBlocks', () => {
   it('converts what the Blocks converter would read within maxBlocks and appends the rest as HTML', () => {
     const html = '<p><em>1</em></p><p>2</p><p><em>3</em></p><p>4</p>';
     expect(htmlToMarkdown(html, { maxBlocks: 2 })).toEqual({
-      markdown: '*1*\n\n2\n\n<p><em>3</em></p><p>4</p>',
+      markdown: '*1*\n\n2\n\n<div>\n<p><em>3</em></p><p>4</p>\n</div>',
       blockLimitReached: true,
     });
     expect(htmlToMarkdown(html, { maxBlocks: 4 })).toEqual(htmlToMarkdown(html));

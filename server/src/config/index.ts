@@ -116,9 +116,19 @@ export const pluginConfigSchema = z
     /**
      * Bounds the conversion of a request's HTML (Blocks, Markdown, dynamic-zone sections): past
      * `maxBlocks` blocks the rest is kept verbatim as one HTML block, and the parser reads at most
-     * 25 nodes per allowed block.
+     * 25 nodes per allowed block. A conversion to Markdown runs on a worker thread and gets
+     * `markdownTimeoutMs`, past which the HTML is kept as it is.
      */
-    content: z.object({ maxBlocks: z.number().int().min(10).max(1_000_000) }).strict(),
+    content: z
+      .object({
+        maxBlocks: z.number().int().min(10).max(1_000_000),
+        markdownTimeoutMs: z
+          .number()
+          .int()
+          .min(100)
+          .max(10 * 60_000),
+      })
+      .strict(),
     /** Image import: hosts or addresses (IP, CIDR) that may be private, and limits of downloads. */
     media: z
       .object({
@@ -149,6 +159,13 @@ export const pluginConfigSchema = z
          * a post of many images cost many times that CPU.
          */
         maxPixelsPerRequest: z.number().int().min(1_000_000).max(Number.MAX_SAFE_INTEGER),
+        /**
+         * Pixels the images of all requests together may be decoding at once; others wait their
+         * turn. Per-request limits alone let concurrent requests add up: three within
+         * maxPixelsPerRequest took the process to 1.77 GB. Decoding is CPU-bound, so more at once
+         * adds memory, not speed. An image over this (within maxPixels) is decoded alone.
+         */
+        maxPixelsDecodingAtOnce: z.number().int().min(1_000_000).max(Number.MAX_SAFE_INTEGER),
       })
       .strict(),
   })
@@ -177,7 +194,7 @@ export default {
     activityLog: { maxEntries: 10_000, maxAgeDays: 30 },
     platform: { timeoutMs: 10_000, allowedHosts: [] },
     connectionTest: { timeoutMs: 10_000 },
-    content: { maxBlocks: 2_000 },
+    content: { maxBlocks: 2_000, markdownTimeoutMs: 5_000 },
     media: {
       allowedHosts: [],
       timeoutMs: 10_000,
@@ -187,6 +204,7 @@ export default {
       concurrentDownloads: 4,
       maxPixels: 40_000_000,
       maxPixelsPerRequest: 160_000_000,
+      maxPixelsDecodingAtOnce: 80_000_000,
     },
   } satisfies PluginConfig,
   validator(config: unknown) {

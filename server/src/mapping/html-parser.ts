@@ -62,8 +62,27 @@ class TopLastStack<T> {
 export const MAX_ATTRIBUTES_PER_ELEMENT = 32;
 
 /**
- * An htmlparser2 parser whose cost per tag does not grow with the nesting depth, and which keeps
- * at most MAX_ATTRIBUTES_PER_ELEMENT attributes of an element.
+ * Elements whose content browsers read as raw text, up to their own end tag, while htmlparser2
+ * reads it as markup (it does so for script, style, textarea, title and xmp only). Read as markup,
+ * `<div><noembed></div><table>…<img onerror=…>` had a live image that a browser shows as text,
+ * and the Markdown written from that tree made it live (fifth attack review). `plaintext` runs to
+ * the end of the document: its sequence can never match.
+ */
+const RAW_TEXT_END = new Map<string, ArrayLike<number>>([
+  ['iframe', sequence('</iframe')],
+  ['noembed', sequence('</noembed')],
+  ['noframes', sequence('</noframes')],
+  ['noscript', sequence('</noscript')],
+  ['plaintext', [0x3c, 0x2f, 0x10000]],
+]);
+function sequence(text: string): Uint8Array {
+  return new Uint8Array([...text].map((character) => character.charCodeAt(0)));
+}
+
+/**
+ * An htmlparser2 parser whose cost per tag does not grow with the nesting depth, which keeps at
+ * most MAX_ATTRIBUTES_PER_ELEMENT attributes of an element, and which reads the content of the
+ * RAW_TEXT_END elements as text, as browsers do.
  */
 export function linearParser(handler: Partial<Handler>, options?: ParserOptions): Parser {
   const parser = new Parser(handler, options);
@@ -72,9 +91,19 @@ export function linearParser(handler: Partial<Handler>, options?: ParserOptions)
     foreignContext: boolean[];
     attribs: Record<string, string> | null;
     attribvalue: string;
+    tagname: string;
+    tokenizer: { isSpecial: boolean; currentSequence: ArrayLike<number> };
   };
   internals.stack = new TopLastStack<string>();
   internals.foreignContext = new TopLastStack(internals.foreignContext) as unknown as boolean[];
+  // Once the tag's name is read, the tokenizer reads the content as it reads a script's: as text
+  // up to the end-tag sequence.
+  const openTagName = parser.onopentagname.bind(parser);
+  parser.onopentagname = (start, endIndex) => {
+    openTagName(start, endIndex);
+    const end = RAW_TEXT_END.get(internals.tagname);
+    if (end) Object.assign(internals.tokenizer, { isSpecial: true, currentSequence: end });
+  };
   // The parser starts a new `attribs` object for each element it reports with its attributes.
   const keepAttribute = parser.onattribend.bind(parser);
   let attributesOf: object | null = null;
@@ -94,26 +123,6 @@ export function linearParser(handler: Partial<Handler>, options?: ParserOptions)
   return parser;
 }
 
-/** Whether any element of `html` is nested more than `limit` levels deep; stops reading once one is. */
-export function nestsDeeperThan(html: string, limit: number): boolean {
-  let depth = 0;
-  let deeper = false;
-  const parser = linearParser({
-    onopentag() {
-      depth += 1;
-      if (depth > limit && !deeper) {
-        deeper = true;
-        parser.pause();
-      }
-    },
-    onclosetag() {
-      depth -= 1;
-    },
-  });
-  parser.end(html);
-  return deeper;
-}
-
 /**
  * How many top-level nodes, and nodes in all, a conversion may read. Parsing builds a tree of
  * every node before a converter sees it, so a bound must stop the parser itself.
@@ -121,41 +130,4 @@ export function nestsDeeperThan(html: string, limit: number): boolean {
 export interface ParseBudget {
   topLevel: number;
   nodes: number;
-}
-
-/**
- * The length of the longest start of `html` that ends where a top-level node starts and stays
- * within `budget`; `html.length` when all of it does. Reads tokens only, without building a tree,
- * and stops at the first node past the budget.
- */
-export function withinBudgetLength(html: string, budget: ParseBudget): number {
-  let depth = 0;
-  let topLevel = 0;
-  let nodes = 0;
-  let topLevelStart = 0;
-  let cut = html.length;
-  const count = (opensTopLevel: boolean) => {
-    if (cut < html.length) return;
-    nodes += 1;
-    if (depth === 0) topLevelStart = parser.startIndex;
-    if (opensTopLevel) topLevel += 1;
-    if (topLevel > budget.topLevel || nodes > budget.nodes) {
-      cut = topLevelStart;
-      parser.pause();
-    }
-  };
-  const parser = linearParser({
-    onopentag() {
-      count(depth === 0);
-      depth += 1;
-    },
-    onclosetag() {
-      depth -= 1;
-    },
-    ontext: () => count(false),
-    oncomment: () => count(depth === 0),
-    onprocessinginstruction: () => count(depth === 0),
-  });
-  parser.end(html);
-  return cut;
 }

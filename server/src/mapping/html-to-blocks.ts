@@ -7,8 +7,8 @@
  * Nothing in the post is silently lost: markup Blocks cannot hold is kept verbatim in an
  * `html` code block and reported in `fallbacks`, so an editor or the front end can deal with it.
  */
-import { DomHandler, isTag, isText, type ChildNode, type Element } from 'domhandler';
-import { linearParser, withinBudgetLength, type ParseBudget } from './html-parser';
+import { DomHandler, isTag, isText, type ChildNode, type Document, type Element } from 'domhandler';
+import { linearParser, type ParseBudget } from './html-parser';
 
 export type Mark = 'bold' | 'italic' | 'underline' | 'strikethrough' | 'code';
 
@@ -114,7 +114,7 @@ export interface HtmlToBlocksOptions {
  */
 export const NODES_PER_BLOCK = 25;
 
-/** What a conversion bounded to `maxBlocks` blocks may parse (see `withinBudgetLength`). */
+/** What a conversion bounded to `maxBlocks` blocks may parse (see `parseHtml`). */
 export const parseBudget = (maxBlocks: number): ParseBudget => ({
   topLevel: maxBlocks,
   nodes: maxBlocks * NODES_PER_BLOCK,
@@ -317,8 +317,9 @@ export function htmlToBlocks(html: string, options: HtmlToBlocksOptions = {}): H
   const maxBlocks = options.maxBlocks ?? Infinity;
   const builder = new BlocksBuilder({ html });
   // The parser stops at the budget; what it did not read is kept verbatim, unparsed.
-  let keptFrom = Number.isFinite(maxBlocks) ? withinBudgetLength(html, parseBudget(maxBlocks)) : html.length;
-  for (const node of parseHtml(html.slice(0, keptFrom)).children) {
+  const parsed = parseHtml(html, parseBudget(maxBlocks));
+  let keptFrom = parsed.end;
+  for (const node of parsed.root.children) {
     const blockCount = builder.blocks.length;
     const fallbackCount = builder.fallbacks.length;
     const loose = builder.looseSnapshot();
@@ -645,27 +646,121 @@ class ExactSpanDomHandler extends DomHandler {
     this.position = parser;
   }
 
+  protected get tokenStart(): number {
+    return this.position.startIndex!;
+  }
+
   override onopentag(name: string, attribs: Record<string, string>): void {
     super.onopentag(name, attribs);
     // The stack holds the root below the elements, so its length is the new element's depth plus one.
     const element = this.tagStack[this.tagStack.length - 1];
-    if (this.tagStack.length === MAX_NESTING + 2 && isTag(element)) NESTED_TOO_DEEP.add(element);
+    if (this.tagStack.length === MAX_NESTING + 2 && isTag(element)) {
+      NESTED_TOO_DEEP.add(element);
+      this.nestedTooDeep(element);
+    }
   }
+
+  /** Called for each outermost element nested deeper than MAX_NESTING. */
+  protected nestedTooDeep(_element: Element): void {}
 
   override onclosetag(_name?: string, isImplied = false): void {
     const element = this.tagStack[this.tagStack.length - 1];
     super.onclosetag();
-    const closingTokenStart = this.position.startIndex!;
+    const closingTokenStart = this.tokenStart;
     // A void element is "implicitly closed" at its own start; its end index is already right.
     if (isImplied && closingTokenStart > element.startIndex!) element.endIndex = closingTokenStart - 1;
   }
 }
 
-export function parseHtml(html: string) {
+/** An ExactSpanDomHandler that stops the parser at the first node past a budget. */
+class BoundedDomHandler extends ExactSpanDomHandler {
+  private topLevel = 0;
+  private nodes = 0;
+  private topLevelStart = 0;
+  private cut: number | undefined;
+  private deepFrom: number | undefined;
+  private running: { pause(): void } | undefined;
+
+  constructor(
+    options: ConstructorParameters<typeof DomHandler>[1],
+    private readonly budget: ParseBudget
+  ) {
+    super(undefined, options);
+  }
+
+  override onparserinit(parser: Parameters<DomHandler['onparserinit']>[0] & { pause(): void }): void {
+    super.onparserinit(parser);
+    this.running = parser;
+  }
+
+  override onopentag(name: string, attribs: Record<string, string>): void {
+    const depth = this.tagStack.length - 1;
+    if (this.counted(depth === 0)) super.onopentag(name, attribs);
+  }
+
+  override onclosetag(name?: string, isImplied?: boolean): void {
+    if (this.cut === undefined) super.onclosetag(name, isImplied);
+  }
+
+  override ontext(data: string): void {
+    if (this.counted(false)) super.ontext(data);
+  }
+
+  override oncomment(data: string): void {
+    if (this.counted(this.tagStack.length === 1)) super.oncomment(data);
+  }
+
+  override onprocessinginstruction(name: string, data: string): void {
+    if (this.counted(this.tagStack.length === 1)) super.onprocessinginstruction(name, data);
+  }
+
+  protected override nestedTooDeep(): void {
+    this.deepFrom ??= this.topLevelStart;
+  }
+
+  /** The tree up to the cut: the top-level node the budget ran out in is left out whole. */
+  result(length: number): ParsedHtml {
+    const end = this.cut ?? length;
+    const { children } = this.root;
+    if (this.cut !== undefined && children.at(-1)!.startIndex! >= end) {
+      children.pop();
+      if (children.length > 0) children.at(-1)!.next = null;
+    }
+    return { root: this.root, end, nestsTooDeep: this.deepFrom !== undefined && this.deepFrom < end };
+  }
+
+  /** Counts one more node; false once past the budget, when the parser is paused. */
+  private counted(opensTopLevel: boolean): boolean {
+    if (this.cut !== undefined) return false;
+    this.nodes += 1;
+    if (this.tagStack.length === 1) this.topLevelStart = this.tokenStart;
+    if (opensTopLevel) this.topLevel += 1;
+    if (this.topLevel <= this.budget.topLevel && this.nodes <= this.budget.nodes) return true;
+    this.cut = this.topLevelStart;
+    this.running!.pause();
+    return false;
+  }
+}
+
+/** A tree of the start of some HTML: see `parseHtml`. */
+export interface ParsedHtml {
+  root: Document;
+  /** Where the HTML the tree holds ends: the length of the HTML when it holds all of it. */
+  end: number;
+  /** Whether an element of the tree is nested deeper than MAX_NESTING. */
+  nestsTooDeep: boolean;
+}
+
+/**
+ * The tree of the longest start of `html` that ends where a top-level node starts and stays
+ * within `budget`. The parser counts nodes as it builds the tree and stops at the first one past
+ * the budget, so an input of any size costs what the budget lets through, in one pass.
+ */
+export function parseHtml(html: string, budget?: ParseBudget): ParsedHtml {
   const options = { decodeEntities: true, withStartIndices: true, withEndIndices: true };
-  const handler = new ExactSpanDomHandler(undefined, options);
+  const handler = new BoundedDomHandler(options, budget ?? { topLevel: Infinity, nodes: Infinity });
   linearParser(handler, options).end(html);
-  return handler.root;
+  return handler.result(html.length);
 }
 
 function paragraph(children: InlineNode[]): ParagraphNode {

@@ -13,7 +13,6 @@
  *   blockquote with links) stays in the text: a quote's plain-text body could not hold them.
  */
 import { isTag, isText, type ChildNode, type Element } from 'domhandler';
-import { withinBudgetLength } from './html-parser';
 import { MAX_NESTING, parseBudget, parseHtml } from './html-to-blocks';
 
 export type TextSection = { type: 'text'; html: string };
@@ -79,8 +78,8 @@ export function htmlToSections(html: string, options: SectionOptions = {}): Sect
     run = '';
   };
   const { maxBlocks = Infinity } = options;
-  const end = Number.isFinite(maxBlocks) ? withinBudgetLength(html, parseBudget(maxBlocks)) : html.length;
-  const nodes = parseHtml(html.slice(0, end)).children;
+  const { root, end } = parseHtml(html, parseBudget(maxBlocks));
+  const nodes = root.children;
   let standaloneCount = 0;
   nodes.forEach((node, index) => {
     const standalone =

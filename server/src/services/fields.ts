@@ -15,12 +15,13 @@ import {
   type BlocksImage,
   type HtmlToBlocksResult,
 } from '../mapping/html-to-blocks';
-import { htmlToMarkdown } from '../mapping/html-to-markdown';
 import { htmlToSections, mergeZone, type Section, type ZoneEntry } from '../mapping/html-to-sections';
 import type { FieldTarget, SeoPart, ZoneComponents } from '../mapping/resolve';
 import type { Resource } from '../resources';
 import { displayUrl } from '../utils/display-url';
+import type { TimeBudget, WorkerFailure } from '../utils/time-boxed-worker';
 import type { LocaleScope } from './locales';
+import type { MarkdownConversion } from './markdown';
 import type { ImportOptions } from './media';
 import type { NamedKind } from './taxonomy';
 import type { Transaction } from './transactions';
@@ -33,11 +34,24 @@ type MediaResult =
 export type MediaMap = Map<string, MediaResult>;
 
 /**
- * Each HTML value's conversion to Blocks, made once per request: when its images are listed for
- * import, and reused when its blocks are written (a request may write twice: draft and published).
- * Keyed by the request's media map, which lives exactly as long as the request.
+ * Each HTML value's conversions (to Blocks, to Markdown), made once per request: Blocks when its
+ * images are listed for import, and reused when its blocks are written (a request may write
+ * twice: draft and published). Keyed by the request's media map, which lives exactly as long as
+ * the request.
  */
-const CONVERSIONS = new WeakMap<MediaMap, Map<string, HtmlToBlocksResult>>();
+function conversionCache<V>() {
+  const byRequest = new WeakMap<MediaMap, Map<string, V>>();
+  return (media: MediaMap, html: string, convert: () => V): V => {
+    let conversions = byRequest.get(media);
+    if (!conversions) byRequest.set(media, (conversions = new Map()));
+    if (!conversions.has(html)) conversions.set(html, convert());
+    return conversions.get(html)!;
+  };
+}
+const blocksOnce = conversionCache<HtmlToBlocksResult>();
+const markdownOnce = conversionCache<Promise<MarkdownConversion>>();
+/** The worker time each request's Markdown conversions share, keyed the same way. */
+const MARKDOWN_BUDGETS = new WeakMap<MediaMap, TimeBudget>();
 
 /** Runs `work` on every item, at most `limit` at a time. */
 async function forEachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>) {
@@ -74,18 +88,46 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     plugin().service('transactions');
   const maxBlocks = (): number => config().content.maxBlocks;
 
-  /** `html` as Blocks whose images are not resolved yet, converted once per request. */
-  function converted(media: MediaMap, html: string): HtmlToBlocksResult {
-    let conversions = CONVERSIONS.get(media);
-    if (!conversions) CONVERSIONS.set(media, (conversions = new Map()));
-    let result = conversions.get(html);
-    if (!result) conversions.set(html, (result = htmlToBlocks(html, { maxBlocks: maxBlocks() })));
-    return result;
-  }
+  /** `html` as Blocks whose images are not resolved yet. */
+  const converted = (media: MediaMap, html: string): HtmlToBlocksResult =>
+    blocksOnce(media, html, () => htmlToBlocks(html, { maxBlocks: maxBlocks() }));
+
+  const convertedToMarkdown = (media: MediaMap, html: string): Promise<MarkdownConversion> =>
+    markdownOnce(media, html, () => {
+      const markdown = plugin().service('markdown');
+      let budget = MARKDOWN_BUDGETS.get(media);
+      if (!budget) MARKDOWN_BUDGETS.set(media, (budget = markdown.requestBudget()));
+      return markdown.convert(html, maxBlocks(), budget);
+    });
 
   /** `kept`: where the HTML past the limit went. */
   const blockLimitNote = (field: string, kept: string) =>
     `${field}: the HTML is longer than content.maxBlocks lets the site convert (${maxBlocks()} blocks, or ${parseBudget(maxBlocks()).nodes} HTML elements); the first part was converted and the rest kept ${kept}. Raise content.maxBlocks in the plugin config to convert more.`;
+
+  /** Whether `field`'s HTML goes into `target` as Markdown: a plain `richtext` on a Markdown site. */
+  const storedAsMarkdown = (resource: Resource, field: string, target: FieldTarget) =>
+    FIELD_ROLES[resource.kind][field] === 'html' &&
+    target.attributeType === 'richtext' &&
+    !target.customField &&
+    config().richtextFormat === 'markdown';
+
+  /** The zone's text component's attribute, as a target of its own. */
+  const zoneTextTarget = (target: FieldTarget): FieldTarget => {
+    const { text } = target.zone!;
+    return { ...target, attributeType: text.attributeType, customField: text.customField };
+  };
+
+  /** Why `field`'s HTML was kept as it is in a Markdown attribute. */
+  const markdownFailureNote = (field: string, failure: WorkerFailure) => {
+    const limit = `content.markdownTimeoutMs (${config().content.markdownTimeoutMs} ms)`;
+    const why = {
+      timeout: `the request's conversions took longer than ${limit}`,
+      busy: `the converter was busy with other requests for longer than twice ${limit}`,
+      memory: 'its conversion needed more memory than the converter may use',
+      crash: 'its conversion failed',
+    }[failure];
+    return `${field}: the HTML was stored as it is, not as Markdown: ${why}. Markdown renderers show HTML as it is.`;
+  };
 
   /**
    * `value` as the attribute can hold it: cut at a word boundary when too long, left out when
@@ -407,6 +449,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     ): Promise<T> {
       const media = await this.importMedia(resource, input);
       try {
+        await this.convertToMarkdownAhead(resource, input, media);
         return await transactions().run((transaction) => work(transaction, media));
       } catch (error) {
         await releaseFresh(media);
@@ -431,7 +474,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         switch (target.adapter) {
           case 'text': {
             const text =
-              typeof value === 'string' ? this.asStoredText(resource, field, target, value, notes) : value;
+              typeof value === 'string'
+                ? await this.asStoredText(resource, field, target, value, media, notes)
+                : value;
             if (typeof text !== 'string' || !text) {
               data[attribute] = text || null;
               break;
@@ -447,7 +492,15 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
             data[attribute] = blocksValue(field, value as string, media, notes);
             break;
           case 'dynamicZone':
-            data[attribute] = this.zoneValue(resource, field, target, value as string, media, notes, current);
+            data[attribute] = await this.zoneValue(
+              resource,
+              field,
+              target,
+              value as string,
+              media,
+              notes,
+              current
+            );
             break;
           case 'datetime':
             data[attribute] = publishDateToIso(value as string, config().timezone);
@@ -533,7 +586,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * HTML as the zone's components, in order. On update the components the plugin generates
      * (those of the zone's text, image and quote types) are replaced, and the others stay in place.
      */
-    zoneValue(
+    async zoneValue(
       resource: Resource,
       field: string,
       target: FieldTarget,
@@ -541,7 +594,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       media: MediaMap,
       notes: string[],
       current?: Record<string, unknown> | null
-    ): ZoneEntry[] {
+    ): Promise<ZoneEntry[]> {
       const { text, image, quote } = target.zone!;
       const imported = (src: string) => {
         const result = media.get(src);
@@ -551,8 +604,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           );
         return result?.ok === true;
       };
-      const textTarget = { ...target, attributeType: text.attributeType, customField: text.customField };
-      const component = (section: Section): ZoneEntry => {
+      const textTarget = zoneTextTarget(target);
+      const component = async (section: Section): Promise<ZoneEntry> => {
         if (section.type === 'image' && image) {
           return { __component: image.uid, [image.attribute]: mediaId(media, section.src, field, notes) };
         }
@@ -564,33 +617,54 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const value =
           text.attributeType === 'blocks'
             ? blocksValue(field, source, media, notes)
-            : this.asStoredText(resource, field, textTarget, source, notes);
+            : await this.asStoredText(resource, field, textTarget, source, media, notes);
         return { __component: text.uid, [text.attribute]: value };
       };
-      const generated = htmlToSections(html, sectionOptions(target.zone!, imported, maxBlocks())).map(
-        component
-      );
+      const sections = htmlToSections(html, sectionOptions(target.zone!, imported, maxBlocks()));
+      const generated: ZoneEntry[] = [];
+      for (const section of sections) generated.push(await component(section));
       const stored = (current?.[target.attribute] ?? []) as ZoneEntry[];
       const types = new Set([text.uid, image?.uid, quote?.uid]);
       return mergeZone(stored, generated, (uid) => types.has(uid));
     },
 
+    /**
+     * Starts the Markdown conversions the input needs before its transaction, which would
+     * otherwise stay open for as long as content.markdownTimeoutMs and hold up every other write
+     * (SQLite has a single connection). The transaction reuses their results.
+     */
+    async convertToMarkdownAhead(resource: Resource, input: ContractInput, media: MediaMap) {
+      const conversions: Promise<unknown>[] = [];
+      const convert = (field: string, target: FieldTarget, html: string) => {
+        if (html && storedAsMarkdown(resource, field, target))
+          conversions.push(convertedToMarkdown(media, html));
+      };
+      const imported = (src: string) => media.get(src)?.ok === true;
+      for (const [field, target] of Object.entries(resource.fields)) {
+        const value = input[field];
+        if (typeof value !== 'string') continue;
+        if (target.adapter === 'text') convert(field, target, value);
+        if (target.adapter === 'dynamicZone' && target.zone!.text.attributeType !== 'blocks') {
+          for (const section of htmlToSections(value, sectionOptions(target.zone!, imported, maxBlocks())))
+            if (section.type === 'text') convert(field, zoneTextTarget(target), section.html);
+        }
+      }
+      await Promise.all(conversions);
+    },
+
     /** HTML goes into a plain `richtext` attribute as Markdown when the site asks for it. */
-    asStoredText(
+    async asStoredText(
       resource: Resource,
       field: string,
       target: FieldTarget,
       value: string,
+      media: MediaMap,
       notes: string[]
-    ): string {
-      const markdown =
-        FIELD_ROLES[resource.kind][field] === 'html' &&
-        target.attributeType === 'richtext' &&
-        !target.customField &&
-        config().richtextFormat === 'markdown';
-      if (!markdown) return value;
-      const converted = htmlToMarkdown(value, { maxBlocks: maxBlocks() });
-      if (converted.blockLimitReached)
+    ): Promise<string> {
+      if (!value || !storedAsMarkdown(resource, field, target)) return value;
+      const converted = await convertedToMarkdown(media, value);
+      if (converted.keptAsHtml) notes.push(markdownFailureNote(field, converted.keptAsHtml));
+      else if (converted.blockLimitReached)
         notes.push(blockLimitNote(field, 'as HTML at the end of the Markdown'));
       return converted.markdown;
     },

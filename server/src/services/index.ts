@@ -8,6 +8,7 @@ import handshake from './handshake';
 import identities from './identities';
 import locales from './locales';
 import mapping from './mapping';
+import markdown from './markdown';
 import media from './media';
 import pages from './pages';
 import platformLogs from './platform-logs';
@@ -33,6 +34,7 @@ export default {
   identities,
   locales,
   mapping,
+  markdown,
   media,
   pages,
   'platform-logs': platformLogs,

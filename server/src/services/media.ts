@@ -2,7 +2,7 @@ import type { Core } from '@strapi/strapi';
 import { createHash } from 'node:crypto';
 import type { LookupAddress } from 'node:dns';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
@@ -20,7 +20,9 @@ import {
   resolveCheckedAddresses,
 } from '../network/checked-connection';
 import { displayUrl, withoutCredentials } from '../utils/display-url';
+import { countJpegScans, MAX_JPEG_SCANS } from '../utils/jpeg-scans';
 import { toSlug } from '../utils/slug';
+import { createWeightedSemaphore, WaitAborted } from '../utils/weighted-semaphore';
 import type { Transaction } from './transactions';
 
 /** A file entity of Strapi's upload plugin (`plugin::upload.file`), as stored in the Media Library. */
@@ -264,6 +266,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const files = () => strapi.db.query(FILE_UID as never);
   const mediaConfig = () => (strapi.config.get(`plugin::${PLUGIN_ID}`) as PluginConfig).media;
 
+  /**
+   * The pixels being decoded at once across all requests the site serves (media.maxPixelsDecodingAtOnce):
+   * each request's own limit still lets concurrent requests decode many times it together.
+   */
+  const decoding = createWeightedSemaphore(() => mediaConfig().maxPixelsDecodingAtOnce);
+
   const keyOf = (url: URL) => `url:${createHash('sha256').update(url.href).digest('hex')}`;
 
   /** The file the registry holds for `key`; a key whose file was deleted from the Media Library is dropped. */
@@ -300,27 +308,50 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           ? new ImportRefused(`the download took longer than ${media.timeoutMs} ms (media.timeoutMs)`)
           : error;
       });
-      await assertDecodable(filepath, image.label, media.maxPixels, budget);
+      const pixels = await assertWithinLimits(filepath, image.label, media.maxPixels, budget);
       const name = `${toSlug(path.parse(decodePath(image.url.pathname)).name, 'image')}${image.ext}`;
-      const [file] = (await uploads().upload({
-        data: { fileInfo: { name, alternativeText: options.alt, caption: options.caption } },
-        files: { filepath, originalFilename: name, mimetype: image.mime, size: image.size },
-      })) as UploadedFile[];
-      return file;
+      // The check and the upload decode the whole picture: both hold its pixels of the process's
+      // allowance, which an image waits for as long as its download may take, no longer.
+      const upload = async () => {
+        await assertReadable(filepath, image.label);
+        const [file] = (await uploads().upload({
+          data: { fileInfo: { name, alternativeText: options.alt, caption: options.caption } },
+          files: { filepath, originalFilename: name, mimetype: image.mime, size: image.size },
+        })) as UploadedFile[];
+        return file;
+      };
+      return await decoding.run(pixels, upload, AbortSignal.timeout(media.timeoutMs)).catch((error) => {
+        throw error instanceof WaitAborted
+          ? new ImportRefused(
+              `the site was decoding other images for longer than ${media.timeoutMs} ms (media.timeoutMs, media.maxPixelsDecodingAtOnce)`
+            )
+          : error;
+      });
     } finally {
       await rm(directory, { recursive: true, force: true });
     }
   }
 
   /**
-   * The upload plugin stores bytes its decoder cannot read as a plain file without dimensions,
-   * so the import asks that decoder first and takes only a picture it can read, of at most
-   * `maxPixels` pixels and within what is left of the request's `budget`: the upload decodes every
-   * pixel of every frame of an animated GIF or WebP for each of its thumbnails and formats.
+   * Takes only a picture of at most `maxPixels` pixels and within what is left of the request's
+   * `budget`, and its pixels from that budget: the upload decodes every pixel of every frame of an
+   * animated GIF or WebP for each of its thumbnails and formats. A JPEG of more than
+   * MAX_JPEG_SCANS scans is refused: each scan decodes the picture again. Answers the pixels.
    */
-  async function assertDecodable(filepath: string, label: string, maxPixels: number, budget: PixelBudget) {
-    const imaging = strapi.plugin('upload').service('image-manipulation');
-    const file = { filepath, getStream: () => createReadStream(filepath) };
+  async function assertWithinLimits(
+    filepath: string,
+    label: string,
+    maxPixels: number,
+    budget: PixelBudget
+  ): Promise<number> {
+    if (label === IMAGE_TYPES['image/jpeg'].label) {
+      const scans = countJpegScans(await readFile(filepath));
+      if (scans > MAX_JPEG_SCANS) {
+        throw new ImportRefused(
+          `the JPEG has ${scans} scans, over the limit of ${MAX_JPEG_SCANS}: each scan decodes the whole picture again`
+        );
+      }
+    }
     // Read from the header (sharp's metadata), before the full decode of isFaultyImage. Without
     // `animated`, width and height are those of one frame; `pages` counts the frames.
     const { width, height, pageHeight, pages } = await uploadPluginSharp(strapi.dirs.app.root)(filepath)
@@ -340,9 +371,20 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         `the image is ${size}, more than the ${megapixels(budget.remaining)} megapixels left of the request's limit (media.maxPixelsPerRequest)`
       );
     }
-    // Taken before the decode below awaits: the request's other downloads draw on the same budget.
+    if (!pixels) throw new ImportRefused(`the file is not a readable ${label} image`);
+    // Taken before anything else awaits: the request's other downloads draw on the same budget.
     budget.remaining -= pixels;
-    if (!pixels || (await imaging.isFaultyImage(file))) {
+    return pixels;
+  }
+
+  /**
+   * The upload plugin stores bytes its decoder cannot read as a plain file without dimensions,
+   * so the import asks that decoder first (a full decode) and takes only a picture it can read.
+   */
+  async function assertReadable(filepath: string, label: string) {
+    const imaging = strapi.plugin('upload').service('image-manipulation');
+    const file = { filepath, getStream: () => createReadStream(filepath) };
+    if (await imaging.isFaultyImage(file)) {
       throw new ImportRefused(`the file is not a readable ${label} image`);
     }
   }

@@ -1,7 +1,8 @@
 import type { Core } from '@strapi/strapi';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PLUGIN_ID } from '../constants';
-import { isConnectionFailure, isRetryableConflict } from '../utils/database-errors';
+import { ContractError } from '../contract/errors';
+import { isConnectionFailure, isLostConnection, isRetryableConflict } from '../utils/database-errors';
 
 const MAX_ATTEMPTS = 16;
 const FIRST_BACKOFF_MS = 10;
@@ -10,6 +11,9 @@ const MAX_BACKOFF_MS = 1_000;
 type Knex = {
   raw(sql: string): Promise<unknown>;
   isCompleted(): boolean;
+  commit(...args: unknown[]): Promise<unknown>;
+  /** Settles once the transaction ended: rejected when its COMMIT failed, which `commit()` itself does not report. */
+  executionPromise: Promise<unknown>;
   client: { acquireConnection(): Promise<unknown> };
 };
 type DriverConnection = {
@@ -67,19 +71,50 @@ function watchConnection(connection: DriverConnection) {
   };
 }
 
+const COMMIT_UNKNOWN =
+  'The connection to the database was lost while this write was being committed, so the site cannot tell whether it was saved. Send it again: an entry with the same source_id is found and updated, not created a second time.';
+const NOTHING_SAVED =
+  'The database could not be reached (it may be restarting), and nothing was saved. Send the request again in a moment.';
+
+/** A write that failed because the database went away, as a 503 that says whether it may have been saved. */
+function databaseWentAway(
+  error: unknown,
+  { watch, workEnded }: { watch?: ReturnType<typeof watchConnection>; workEnded: boolean }
+): ContractError | undefined {
+  if (error instanceof ContractError || !(isLostConnection(error) || watch?.wasLost())) return undefined;
+  return new ContractError(503, workEnded ? COMMIT_UNKNOWN : NOTHING_SAVED);
+}
+
+/**
+ * Knex resolves the commit of a transaction whose COMMIT failed (a connection lost as it was
+ * sent) and rejects only the transaction's own promise, which Strapi does not await: the write
+ * answered 200 for a post that was rolled back, and Strapi ran its after-commit callbacks (the
+ * document events behind webhooks, the content history) for it. Made to fail, the commit throws
+ * before Strapi runs them.
+ */
+function failWhenCommitFails(trx: Knex) {
+  const commit = trx.commit.bind(trx);
+  trx.commit = async (...args: unknown[]) => {
+    const committed = await commit(...args);
+    await trx.executionPromise;
+    return committed;
+  };
+}
+
 /**
  * Runs a unit of work in one database transaction, so a failure leaves nothing half-written.
  * A unique violation or deadlock means a concurrent request created the same entity first;
  * the whole unit is rolled back and run again, and the next run finds that entity. A
  * connection lost before the work finished is retried too: nothing was committed, since the
  * commit had not been sent. A connection lost during the commit is not retried, because the
- * commit may have happened; that request fails with a 500. A transaction that could not
- * begin because the database was unreachable is tried again for a few seconds (the backoff),
- * which rides out a restart or failover.
+ * commit may have happened. A transaction that could not begin because the database was
+ * unreachable is tried again for a few seconds (the backoff), which rides out a restart or
+ * failover. A write the database went away under answers 503 saying what became of it, not 500.
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const receipts = () => strapi.plugin(PLUGIN_ID).service('receipts');
-  let readCommittedIsSafe: Promise<boolean> | undefined;
+  /** Known once a transaction has asked the server; until then each transaction asks on its own connection. */
+  let readCommittedIsSafe: boolean | undefined;
 
   /**
    * MySQL and MariaDB default to REPEATABLE READ, where looking up a key that does not exist
@@ -92,24 +127,24 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    */
   async function useReadCommitted(trx: Knex) {
     if (strapi.db.dialect.client !== 'mysql') return;
-    readCommittedIsSafe ??= binlogAllowsReadCommitted();
-    if (!(await readCommittedIsSafe.catch(forgetBinlogCheck))) return;
+    readCommittedIsSafe ??= await binlogAllowsReadCommitted(trx);
+    if (!readCommittedIsSafe) return;
     await trx.raw('COMMIT');
     await trx.raw('SET TRANSACTION ISOLATION LEVEL READ COMMITTED');
     await trx.raw('START TRANSACTION');
   }
 
-  /** A check that failed (the connection dropped, say) is asked again by the next transaction. */
-  function forgetBinlogCheck(error: unknown): never {
-    readCommittedIsSafe = undefined;
-    throw error;
-  }
-
-  /** Statement-based binary logging refuses writes made at READ COMMITTED; such servers keep their default. */
-  async function binlogAllowsReadCommitted(): Promise<boolean> {
-    const [rows] = (await strapi.db.connection.raw(
-      'SELECT @@log_bin AS logBin, @@binlog_format AS binlogFormat'
-    )) as unknown as [Array<{ logBin: number | string; binlogFormat: string }>];
+  /**
+   * Statement-based binary logging refuses writes made at READ COMMITTED; such servers keep their
+   * default. Asked on the transaction's own connection: a query on the pool would wait for a free
+   * connection while this transaction holds one, and when a burst of requests holds them all
+   * (the first burst after boot), every transaction waited for the pool's acquire timeout (60 s)
+   * and answered 500 (seen with two instances on MariaDB).
+   */
+  async function binlogAllowsReadCommitted(trx: Knex): Promise<boolean> {
+    const [rows] = (await trx.raw('SELECT @@log_bin AS logBin, @@binlog_format AS binlogFormat')) as [
+      Array<{ logBin: number | string; binlogFormat: string }>,
+    ];
     const { logBin, binlogFormat } = rows[0];
     return Number(logBin) !== 1 || String(binlogFormat).toUpperCase() !== 'STATEMENT';
   }
@@ -129,6 +164,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           return await strapi.db.transaction(async ({ trx }) => {
             attemptState.began = true;
             const knex = trx as unknown as Knex;
+            failWhenCommitFails(knex);
             const watch = watchConnection((await knex.client.acquireConnection()) as DriverConnection);
             attemptState.watch = watch;
             try {
@@ -150,7 +186,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
             (attemptState.endedUnderTheWork || Boolean(attemptState.watch?.wasLost()));
           const couldNotBegin = !attemptState.began && isConnectionFailure(error);
           if (attempt >= MAX_ATTEMPTS || !(isRetryableConflict(error) || lostMidWork || couldNotBegin))
-            throw error;
+            throw databaseWentAway(error, attemptState) ?? error;
           await backoff(attempt);
         } finally {
           attemptState.watch?.stop();

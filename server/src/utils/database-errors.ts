@@ -22,6 +22,8 @@ const MYSQL_ERRNO_CODES: Record<number, string> = {
   1062: 'ER_DUP_ENTRY',
   1205: 'ER_LOCK_WAIT_TIMEOUT',
   1213: 'ER_LOCK_DEADLOCK',
+  // mysql2 names MariaDB's 4151 after a MySQL error of that number, so it is matched by errno.
+  4151: 'ER_ACCOUNT_HAS_BEEN_LOCKED',
 };
 
 /**
@@ -49,6 +51,8 @@ const CONNECTION_FAILURES = new Set([
   'PROTOCOL_CONNECTION_LOST',
   'ER_SERVER_SHUTDOWN',
   'ER_CON_COUNT_ERROR',
+  // MariaDB refusing the site's account for a while (ALTER USER ... ACCOUNT LOCK).
+  'ER_ACCOUNT_HAS_BEEN_LOCKED',
 ]);
 
 /** The message of Strapi's own uniqueness check (uid attributes, `unique: true`), a SELECT that a concurrent insert races. */
