@@ -31,6 +31,7 @@ const ACTIONS = [
 
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
   await strapi.admin.services.permission.actionProvider.registerMany(ACTIONS);
+  strapi.plugin(PLUGIN_ID).service('transactions').refuseAbandonedWork();
   await strapi.plugin(PLUGIN_ID).service('slug-indexes').ensure();
   await strapi.plugin(PLUGIN_ID).service('activity').prune();
   await strapi.plugin(PLUGIN_ID).service('locales').warnIfMissing();

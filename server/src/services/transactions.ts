@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Core } from '@strapi/strapi';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PLUGIN_ID } from '../constants';
@@ -70,6 +71,26 @@ function watchConnection(connection: DriverConnection) {
     wasLost: () => lost || Boolean(connection?.__knex__disposed),
   };
 }
+
+/**
+ * The attempt whose work runs in this async context. An attempt whose connection died stops
+ * waiting for its work, which may wait for ever on a promise Strapi left pending, and Strapi
+ * forgets a transaction once it rolled it back: the work's later writes would each get a
+ * transaction of their own, on a live connection, and commit (seen under connection kills on
+ * PostgreSQL: a category stored twice, once by such work and once by the retry). Every write
+ * through Strapi's query engine runs the lifecycle subscriber below first, which refuses those
+ * of abandoned work; the plugin's own queries name their transaction, and fail on its dead
+ * connection. Reads are let through: Strapi's validators read without handling a failure.
+ */
+const attempts = new AsyncLocalStorage<{ abandoned: boolean }>();
+const WRITES = new Set([
+  'beforeCreate',
+  'beforeCreateMany',
+  'beforeUpdate',
+  'beforeUpdateMany',
+  'beforeDelete',
+  'beforeDeleteMany',
+]);
 
 const COMMIT_UNKNOWN =
   'The connection to the database was lost while this write was being committed, so the site cannot tell whether it was saved. Send it again: an entry with the same source_id is found and updated, not created a second time.';
@@ -150,6 +171,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   return {
+    /** Makes every write of work that a transaction abandoned fail before it is sent. */
+    refuseAbandonedWork() {
+      strapi.db.lifecycles.subscribe((event: { action: string }) => {
+        if (WRITES.has(event.action) && attempts.getStore()?.abandoned)
+          throw new ConnectionLostError(new Error('its transaction was rolled back'));
+      });
+    },
+
     async run<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
       // Inside a caller's transaction, the work joins it; retrying is the outermost run's job.
       if (strapi.db.inTransaction()) return strapi.db.transaction(({ trx }) => work({ trx }));
@@ -170,7 +199,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
             try {
               await useReadCommitted(knex);
               await receipts().claimInTransaction(knex);
-              const result = await Promise.race([work({ trx }), watch.failure]);
+              const attempt = { abandoned: false };
+              const working = attempts.run(attempt, () => work({ trx }));
+              const result = await Promise.race([working, watch.failure]).catch((error) => {
+                attempt.abandoned = true;
+                throw error;
+              });
               attemptState.workEnded = true;
               return result;
             } catch (error) {
