@@ -74,6 +74,8 @@ type Holder = { claimant: string; status: number | null; answer: string | null }
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const table = () => tableOf(strapi, RECEIPT_UID);
   const rows = (knex: Knex = strapi.db.connection) => knex(table().name);
+  /** Whether `INSERT ... ON CONFLICT DO NOTHING RETURNING` answers the rows it inserted. */
+  const reportsInsertedRows = () => strapi.db.dialect.client !== 'mysql';
   let lastPruneAt = 0;
   const answersToKeep = new Map<string, { claimant: string; status: number; answer: string | null }>();
   let keeping: Promise<void> | undefined;
@@ -124,6 +126,22 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     keeping = undefined;
   }
 
+  /**
+   * Whether a receipt already in place is this request's: an earlier transaction of it, or one
+   * whose commit raced a lost connection, took it; or the same request failed with a 5xx
+   * before, and this one takes the receipt over.
+   */
+  async function ownsReceipt(trx: Knex, claim: WriteClaim): Promise<boolean> {
+    const holder = await holderOf(claim.fingerprint, trx);
+    if (holder?.claimant === claim.claimant) return true;
+    if (holder?.status == null || Number(holder.status) !== FAILED) return false;
+    const { column } = table();
+    const takenOver = await rows(trx)
+      .where({ [column('fingerprint')]: claim.fingerprint, [column('httpStatus')]: FAILED })
+      .update({ [column('claimant')]: claim.claimant, [column('httpStatus')]: null });
+    return takenOver === 1;
+  }
+
   /** Polls for the first request's answer, kept once it finished. */
   async function firstAnswer(fingerprint: string): Promise<Answer> {
     const deadline = Date.now() + WAIT_FOR_FIRST_MS;
@@ -170,7 +188,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       if (!claim) return;
       if (claim.replayed) throw new ReplayDetected();
       const { column } = table();
-      await rows(trx)
+      const insert = rows(trx)
         .insert({
           [column('fingerprint')]: claim.fingerprint,
           [column('claimant')]: claim.claimant,
@@ -178,15 +196,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         })
         .onConflict(column('fingerprint'))
         .ignore();
-      const holder = await holderOf(claim.fingerprint, trx);
-      const failedBefore = holder?.status != null && Number(holder.status) === FAILED;
-      const isOwn =
-        holder?.claimant === claim.claimant ||
-        (failedBefore &&
-          (await rows(trx)
-            .where({ [column('fingerprint')]: claim.fingerprint, [column('httpStatus')]: FAILED })
-            .update({ [column('claimant')]: claim.claimant, [column('httpStatus')]: null })) === 1);
-      if (!isOwn) {
+      // A new receipt, the usual case, costs this one statement where the database tells which
+      // rows it inserted; MySQL and MariaDB do not, and the receipt is read back there.
+      let inserted = false;
+      if (reportsInsertedRows()) inserted = (await insert.returning(column('claimant'))).length > 0;
+      else await insert;
+      if (!inserted && !(await ownsReceipt(trx, claim))) {
         claim.replayed = true;
         throw new ReplayDetected();
       }
