@@ -77,10 +77,12 @@ function watchConnection(connection: DriverConnection) {
  * waiting for its work, which may wait for ever on a promise Strapi left pending, and Strapi
  * forgets a transaction once it rolled it back: the work's later writes would each get a
  * transaction of their own, on a live connection, and commit (seen under connection kills on
- * PostgreSQL: a category stored twice, once by such work and once by the retry). Every write
- * through Strapi's query engine runs the lifecycle subscriber below first, which refuses those
- * of abandoned work; the plugin's own queries name their transaction, and fail on its dead
- * connection. Reads are let through: Strapi's validators read without handling a failure.
+ * PostgreSQL: a category stored twice, once by such work and once by the retry). So abandoned
+ * work is stopped at its next Document Service call, before Strapi opens a transaction for it
+ * or validates anything, and at its next write through the query engine, which also catches a
+ * call that was under way. The query engine's reads are let through: Strapi's validators read
+ * without handling a failure. The plugin's own queries name their transaction, and fail on its
+ * dead connection.
  */
 const attempts = new AsyncLocalStorage<{ abandoned: boolean }>();
 const WRITES = new Set([
@@ -171,11 +173,18 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   return {
-    /** Makes every write of work that a transaction abandoned fail before it is sent. */
+    /** Makes the Document Service calls and the writes of work that a transaction abandoned fail before they run. */
     refuseAbandonedWork() {
-      strapi.db.lifecycles.subscribe((event: { action: string }) => {
-        if (WRITES.has(event.action) && attempts.getStore()?.abandoned)
+      const refuseIfAbandoned = () => {
+        if (attempts.getStore()?.abandoned)
           throw new ConnectionLostError(new Error('its transaction was rolled back'));
+      };
+      strapi.documents.use((_context, next) => {
+        refuseIfAbandoned();
+        return next();
+      });
+      strapi.db.lifecycles.subscribe((event: { action: string }) => {
+        if (WRITES.has(event.action)) refuseIfAbandoned();
       });
     },
 
