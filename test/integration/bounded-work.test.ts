@@ -496,6 +496,63 @@ describe('the decoding an image costs besides its pixels, and across requests', 
   });
 });
 
+describe('names a post refers to', () => {
+  /** "name documentId" of each category of a post. */
+  const categoriesOf = async (documentId: string): Promise<string[]> =>
+    ((await documents().findOne({ documentId, populate: ['categories'] })).categories as Array<{
+      documentId: string;
+      name: string;
+    }>)
+      .map((category) => `${category.name} ${category.documentId}`)
+      .sort();
+
+  it('that the registry knows cost as many queries on it for eight categories as for two', async () => {
+    const names = (count: number) => Array.from({ length: count }, (_, index) => `Known name ${index}`);
+    const registry = site.strapi.db.metadata.get(UIDS.identity as never).tableName;
+    const registryQueries = async (body: Record<string, unknown>) => {
+      let count = 0;
+      const onQuery = (query: { sql: string }) => {
+        if (query.sql.includes(registry)) count += 1;
+      };
+      site.strapi.db.connection.on('query', onQuery);
+      try {
+        return { id: await publish(body), count };
+      } finally {
+        site.strapi.db.connection.removeListener('query', onQuery);
+      }
+    };
+
+    const first = await publish({ title: 'Names them all', categories: names(8) });
+    const two = await registryQueries({ title: 'Names two', categories: names(2) });
+    const eight = await registryQueries({ title: 'Names eight', categories: names(8) });
+
+    expect(two.count).toBeGreaterThan(0);
+    expect(eight.count).toBe(two.count);
+    // The same eight categories, found rather than made again.
+    expect(await categoriesOf(eight.id)).toEqual(await categoriesOf(first));
+    expect(await categoriesOf(eight.id)).toHaveLength(8);
+    expect((await categoriesOf(two.id)).slice(0, 2)).toEqual((await categoriesOf(first)).slice(0, 2));
+  });
+
+  it('whose entry an editor deleted are made again, beside the names still known, and the registry follows', async () => {
+    const first = await publish({ title: 'Before the deletion', categories: ['Stays', 'Deleted soon'] });
+    const before = await categoriesOf(first);
+    const deleted = before.find((line) => line.startsWith('Deleted soon '))!.split(' ').at(-1)!;
+    await site.strapi.documents('api::category.category' as never).delete({ documentId: deleted } as never);
+
+    const second = await publish({ title: 'After the deletion', categories: ['Stays', 'Deleted soon'] });
+    const after = await categoriesOf(second);
+    expect(after).toHaveLength(2);
+    expect(after).toContain(before.find((line) => line.startsWith('Stays '))!);
+    const remade = after.find((line) => line.startsWith('Deleted soon '))!.split(' ').at(-1)!;
+    expect(remade).not.toBe(deleted);
+    const claims = (await identityRows(site.strapi))
+      .filter((row) => row.naturalKey === 'name:deleted soon')
+      .map((row) => row.target);
+    expect(claims).toEqual([remade]);
+  });
+});
+
 describe('free slugs', () => {
   it('cost as many queries for the 61st post of a title as for the 2nd, all slugs distinct', async () => {
     const title = 'Same title';

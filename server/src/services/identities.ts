@@ -23,13 +23,17 @@ const escapeLike = (text: string) => text.replace(/[!%_]/g, (character) => `!${c
 
 /**
  * The values of `column` that are `exact`, or `stem` followed by "-" and a short suffix: the
- * candidates a free slug must avoid, in one query. `length` keeps other titles that merely
- * start with the same words ("post-about-x" for "post") to the few with a short remainder.
+ * candidates a free slug must avoid. `length` keeps other titles that merely start with the same
+ * words ("post-about-x" for "post") to the few with a short remainder. On MySQL and MariaDB the
+ * value is read as binary-collated utf8mb4, so that a UNION of columns with different collations
+ * (a site's own table beside the plugin's) is not refused as an illegal mix.
  */
-function likeSlugs(knex: Knex, trx: Trx, table: string, column: string, exact: string, stem: string) {
+function likeSlugs(knex: Knex, mysql: boolean, table: string, column: string, exact: string, stem: string) {
+  const value = mysql
+    ? knex.raw('convert(?? using utf8mb4) collate utf8mb4_bin as value', [column])
+    : { value: column };
   return knex(table)
-    .transacting(trx)
-    .select({ value: column })
+    .select(value)
     .where((query: Knex) =>
       query
         .where(column, exact)
@@ -153,6 +157,44 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       return null;
     },
 
+    /**
+     * Of `keys`, those that name a document which still exists, with its target, each document's
+     * rows locked as `lockDocument` locks them: one query for all of them, where `findLive` takes
+     * two for each key. Keys it leaves out are unknown, or left behind by a deleted document:
+     * `findLive` tells those apart.
+     */
+    async liveTargets(
+      trx: Trx,
+      resource: string,
+      uid: string,
+      keys: string[],
+      lock: RowLock = {}
+    ): Promise<Map<string, string>> {
+      if (keys.length === 0) return new Map();
+      const registry = identities();
+      const table = tableOf(strapi, uid);
+      const keyOf = new Map(keys.map((key) => [storedKey(key), key]));
+      // A locking read of a join locks the rows it returns in both tables.
+      let query = knex()({ registry: registry.name })
+        .transacting(trx)
+        .join({ entry: table.name }, `entry.${table.column('documentId')}`, `registry.${registry.column('target')}`)
+        .select({
+          key: `registry.${registry.column('naturalKey')}`,
+          target: `registry.${registry.column('target')}`,
+          ...(lock.locale ? { locale: `entry.${table.column('locale')}` } : {}),
+        })
+        .where(`registry.${registry.column('resource')}`, resource)
+        .whereIn(`registry.${registry.column('naturalKey')}`, [...keyOf.keys()]);
+      if (locksRows()) query = lock.shared ? query.forShare() : query.forUpdate();
+      const rows: Array<{ key: string; target: string; locale?: string }> = await query;
+      const live = new Map<string, string>();
+      for (const row of rows) {
+        const key = keyOf.get(row.key);
+        if (key !== undefined && (!lock.locale || row.locale === lock.locale)) live.set(key, row.target);
+      }
+      return live;
+    },
+
     /** `claim` for several keys in one statement: all of them, or the unique violation. */
     async claimAll(trx: Trx, resource: string, keys: string[], target: string) {
       if (keys.length === 0) return;
@@ -174,7 +216,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     /**
      * The first of `base`, `base-2`, `base-3`... that no entry of `uid` uses and no identity
-     * claims, found with one query on each table however many entries share the base. The
+     * claims, found with one query on both tables however many entries share the base. The
      * caller claims `slug:<slug>` once the entry exists, so a concurrent request that picked the
      * same slug loses at the unique index and is retried.
      */
@@ -188,24 +230,21 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const stem = base.slice(0, SLUG_STEM_MAX);
       const table = tableOf(strapi, uid);
       const registry = identities();
-      const usedSlugs = await likeSlugs(knex(), trx, table.name, table.column(slugField), base, stem);
-      const usedKeys = await likeSlugs(
+      const mysql = strapi.db.dialect.client === 'mysql';
+      const usedSlugs = likeSlugs(knex(), mysql, table.name, table.column(slugField), base, stem);
+      const usedKeys = likeSlugs(
         knex(),
-        trx,
+        mysql,
         registry.name,
         registry.column('naturalKey'),
         storedKey(`slug:${base}`),
         `slug:${stem}`
       ).where(registry.column('resource'), resource);
+      const rows: Array<{ value: string }> = await usedSlugs.unionAll(usedKeys).transacting(trx);
       // Lower case: MySQL and MariaDB compare (and index) "Post-2" and "post-2" as the same value.
-      const used = new Set<string>([
-        ...usedSlugs.map((row: Record<string, string>) => String(row.value).toLowerCase()),
-        ...usedKeys.map((row: Record<string, string>) =>
-          String(row.value)
-            .toLowerCase()
-            .replace(/^slug:/, '')
-        ),
-      ]);
+      // A registry row holds "slug:" and the slug; an entry's row matched `base` or `stem`, which
+      // toSlug makes without a colon, so one pass reads the rows of both tables.
+      const used = new Set<string>(rows.map((row) => String(row.value).toLowerCase().replace(/^slug:/, '')));
       if (!used.has(base.toLowerCase())) return base;
       for (let suffix = 2; ; suffix += 1) {
         const candidate = `${stem}-${suffix}`;

@@ -112,9 +112,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const key = this.nameKey(name);
         if (!unique.has(key)) unique.set(key, name);
       }
-      // Claiming in one global order keeps two publishes that share names from deadlocking.
-      const ids = new Map<string, string>();
-      for (const key of [...unique.keys()].sort()) {
+      // Names the registry knows are found (and locked) together; the others are found or created
+      // one by one, in one global order, which keeps two publishes that share names from deadlocking.
+      const { uid, registry } = plugin().service('mapping').resource(kind) as Resource;
+      const keys = [...unique.keys()].sort();
+      const ids = await identities().liveTargets(transaction.trx, registry, uid, keys, { shared: true });
+      for (const key of keys) {
+        if (ids.has(key)) continue;
         ids.set(key, (await this.findOrCreate(transaction, kind, unique.get(key)!, { notes })).documentId);
       }
       return [...unique.keys()].map((key) => ids.get(key)!);
