@@ -602,4 +602,24 @@ describe('free slugs', () => {
     expect(await slugOf(first)).toBe('upper-case');
     expect(await slugOf(second)).toBe(testDatabaseClient() === 'postgres' ? 'upper-case-2' : 'upper-case-3');
   });
+
+  // A collation is MySQL's and MariaDB's question: PostgreSQL and SQLite compare these columns byte for byte.
+  const onMariadb = testDatabaseClient() === 'mariadb' ? it : it.skip;
+  onMariadb('(MariaDB only) are found when the site\'s table and the registry have different collations', async () => {
+    const knex = site.strapi.db.connection;
+    const article = site.strapi.db.metadata.get(ARTICLE as never).tableName;
+    const registry = site.strapi.db.metadata.get(UIDS.identity as never).tableName;
+    const [[{ collation }]] = await knex.raw(
+      `select collation_name as collation from information_schema.columns
+       where table_schema = database() and table_name = ? and column_name = 'natural_key'`,
+      [registry]
+    );
+    const other = collation === 'utf8mb4_unicode_ci' ? 'utf8mb4_general_ci' : 'utf8mb4_unicode_ci';
+    await knex.raw(`alter table ?? modify ?? varchar(255) character set utf8mb4 collate ${other}`, [article, 'slug']);
+
+    const first = await publish({ title: 'Other collation' });
+    const second = await publish({ title: 'Other collation' });
+    const slugOf = async (id: string) => (await documents().findOne({ documentId: id })).slug;
+    expect([await slugOf(first), await slugOf(second)]).toEqual(['other-collation', 'other-collation-2']);
+  });
 });
