@@ -1,4 +1,5 @@
-import fields, { type MediaMap } from '../../server/src/services/fields';
+import fields from '../../server/src/services/fields';
+import type { MediaMap } from '../../server/src/services/types';
 import type { Resource } from '../../server/src/resources';
 
 /**

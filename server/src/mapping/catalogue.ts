@@ -13,6 +13,8 @@ export const RESOURCE_KINDS = [
   'productCategory',
 ] as const;
 export type ResourceKind = (typeof RESOURCE_KINDS)[number];
+/** The kinds that posts and products refer to by name (see RELATION_TARGETS): a missing one is created. */
+export type NamedKind = Exclude<ResourceKind, 'post' | 'product'>;
 
 /** How a value is written, chosen from the target attribute's type. */
 export type Adapter =

@@ -70,8 +70,8 @@ export interface BlocksImage {
   url: string;
   alternativeText?: string | null;
   caption?: string | null;
-  width?: number;
-  height?: number;
+  width?: number | null;
+  height?: number | null;
   [field: string]: unknown;
 }
 

@@ -2,8 +2,8 @@ import type { Core } from '@strapi/strapi';
 import type { AuthorCreate } from '../contract/schemas';
 import { PLUGIN_ID } from '../constants';
 import type { Resource } from '../resources';
-import type { PostResult } from './posts';
 import type { Transaction } from './transactions';
+import type { EntityResult } from './types';
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const plugin = () => strapi.plugin(PLUGIN_ID);
@@ -14,7 +14,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * An author with the same username or email is returned as it is. `role` and `url` are
      * stored as text: they describe the writer and never touch Strapi's admin roles.
      */
-    async create(input: AuthorCreate): Promise<PostResult> {
+    async create(input: AuthorCreate): Promise<EntityResult> {
       const identities = plugin().service('identities');
       const { registry, uid } = resource();
       const keys = [

@@ -4,9 +4,8 @@ import { PLUGIN_ID } from '../constants';
 import type { Resource } from '../resources';
 import type { LocaleScope } from './locales';
 import type { Transaction } from './transactions';
+import type { DeletedResponse, EntityResponse } from './types';
 
-export type EntityResponse = { id: string; url?: string };
-export type DeletedResponse = { id: string; deleted: true };
 
 /** What every resource shares: the entity response, and deletion with its identities. */
 export default ({ strapi }: { strapi: Core.Strapi }) => {

@@ -3,7 +3,7 @@ import { publishDateToIso } from '../contract/dates';
 import { ContractError } from '../contract/errors';
 import type { Seo } from '../contract/schemas';
 import { PLUGIN_ID } from '../constants';
-import { FIELD_ROLES, IDENTIFIER_FIELDS, NAME_FIELD } from '../mapping/catalogue';
+import { FIELD_ROLES, IDENTIFIER_FIELDS, NAME_FIELD, type NamedKind } from '../mapping/catalogue';
 import { fitNames, fitText, maxLengthOf, type TextBounds } from '../mapping/fit';
 import {
   blocksToPlainText,
@@ -12,7 +12,6 @@ import {
   MAX_NESTING,
   parseBudget,
   resolveImages,
-  type BlocksImage,
   type HtmlToBlocksResult,
 } from '../mapping/html-to-blocks';
 import { htmlToSections, mergeZone, type Section, type ZoneEntry } from '../mapping/html-to-sections';
@@ -23,15 +22,8 @@ import type { TimeBudget, WorkerFailure } from '../utils/time-boxed-worker';
 import type { LocaleScope } from './locales';
 import type { MarkdownConversion } from './markdown';
 import type { ImportOptions } from './media';
-import type { NamedKind } from './taxonomy';
 import type { Transaction } from './transactions';
-
-type UploadedFile = BlocksImage & { id: number };
-/** `reused`: the file came from an earlier import; otherwise this request uploaded it. */
-type MediaResult =
-  | { ok: true; file: UploadedFile; reused: boolean }
-  | { ok: false; reason: string; overLimit?: true };
-export type MediaMap = Map<string, MediaResult>;
+import type { ContractInput, MediaMap, WriteResult } from './types';
 
 /**
  * Each HTML value's conversions (to Blocks, to Markdown), made once per request: Blocks when its
@@ -68,11 +60,6 @@ const sectionOptions = (zone: ZoneComponents, importable: (src: string) => boole
   quote: zone.quote?.limits,
   maxBlocks,
 });
-
-/** Contract input keyed by contract field names (the schemas' output). */
-export type ContractInput = Record<string, unknown>;
-
-export type WriteResult = { data: Record<string, unknown>; notes: string[] };
 
 const isIdentifier = (field: string, target: FieldTarget) =>
   IDENTIFIER_FIELDS.includes(field) || ['uid', 'email'].includes(target.attributeType ?? '');

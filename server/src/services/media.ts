@@ -24,31 +24,11 @@ import { countJpegScans, MAX_JPEG_SCANS } from '../utils/jpeg-scans';
 import { toSlug } from '../utils/slug';
 import { createWeightedSemaphore, WaitAborted } from '../utils/weighted-semaphore';
 import type { Transaction } from './transactions';
-
-/** A file entity of Strapi's upload plugin (`plugin::upload.file`), as stored in the Media Library. */
-export type UploadedFile = {
-  id: number;
-  documentId: string;
-  name: string;
-  alternativeText: string | null;
-  caption: string | null;
-  width: number | null;
-  height: number | null;
-  hash: string;
-  ext: string;
-  mime: string;
-  size: number;
-  url: string;
-  provider: string;
-  createdAt: string;
-  updatedAt: string;
-  [attribute: string]: unknown;
-};
+import type { MediaResult, UploadedFile } from './types';
 
 export type ImportOptions = { alt?: string; caption?: string };
 /** The pixels the images of one request may still add up to (media.maxPixelsPerRequest). */
 export type PixelBudget = { remaining: number };
-export type ImportResult = { ok: true; file: UploadedFile; reused: boolean } | { ok: false; reason: string };
 
 const RESOURCE = 'media';
 const FILE_UID = 'plugin::upload.file';
@@ -436,7 +416,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       rawUrl: string,
       options: ImportOptions = {},
       budget: PixelBudget = requestBudget()
-    ): Promise<ImportResult> {
+    ): Promise<MediaResult> {
       if (strapi.db.inTransaction()) {
         throw new Error('media.importImage must not run inside a database transaction');
       }

@@ -4,14 +4,11 @@ import { PLUGIN_ID } from '../constants';
 import { ContractError } from '../contract/errors';
 import type { Resource } from '../resources';
 import { toSlug } from '../utils/slug';
-import type { EntityResponse } from './entities';
-import type { MediaMap } from './fields';
 import type { LocaleScope } from './locales';
 import type { Transaction } from './transactions';
+import type { EntityResult, MediaMap } from './types';
 
 const sourceKey = (sourceId: string) => `source:${sourceId}`;
-
-export type PostResult = EntityResponse & { notes: string[] };
 
 /**
  * Posts as the contract sees them (section 2.1, states in section 3): `publish` means the
@@ -113,7 +110,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * and republishes never duplicate. A post deleted in Strapi meanwhile is not resurrected:
      * the source_id is relinked to a new post.
      */
-    async create(input: PostCreate): Promise<PostResult & { created: boolean }> {
+    async create(input: PostCreate): Promise<EntityResult & { created: boolean }> {
       const at: LocaleScope = await plugin().service('locales').scopeOf(resource());
       return fields().withMedia(resource(), input, async (transaction: Transaction, media: MediaMap) => {
         if (input.source_id) {
@@ -131,7 +128,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       });
     },
 
-    async update(documentId: string, input: PostUpdate): Promise<PostResult> {
+    async update(documentId: string, input: PostUpdate): Promise<EntityResult> {
       const at: LocaleScope = await plugin().service('locales').scopeOf(resource());
       return fields().withMedia(resource(), input, async (transaction: Transaction, media: MediaMap) => {
         await plugin().service('entities').lockOrNotFound(transaction, resource(), documentId, at);

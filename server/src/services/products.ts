@@ -2,9 +2,8 @@ import type { Core } from '@strapi/strapi';
 import type { ProductUpdate } from '../contract/schemas';
 import { PLUGIN_ID } from '../constants';
 import type { Resource } from '../resources';
-import type { MediaMap } from './fields';
-import type { PostResult } from './posts';
 import type { Transaction } from './transactions';
+import type { EntityResult, MediaMap } from './types';
 
 /**
  * Product copy only (contract 2.7): the schema has no price, SKU or stock, so whatever the
@@ -20,7 +19,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * Partial: only fields present change. A published product stays published with the new copy;
      * an editor's unpublished changes stay in the draft, unpublished.
      */
-    async update(documentId: string, input: ProductUpdate): Promise<PostResult> {
+    async update(documentId: string, input: ProductUpdate): Promise<EntityResult> {
       const at = await plugin().service('locales').scopeOf(resource());
       return plugin()
         .service('fields')

@@ -1,12 +1,10 @@
 import type { Core } from '@strapi/strapi';
 import { PLUGIN_ID } from '../constants';
+import type { NamedKind } from '../mapping/catalogue';
 import type { Resource } from '../resources';
 import { toSlug } from '../utils/slug';
-import type { ContractInput, MediaMap } from './fields';
-import type { PostResult } from './posts';
 import type { Transaction } from './transactions';
-
-export type NamedKind = 'blogCategory' | 'tag' | 'productCategory' | 'author';
+import type { ContractInput, EntityResult, MediaMap } from './types';
 
 export type FoundOrCreated = { documentId: string; created: boolean };
 
@@ -83,7 +81,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       name: string,
       fields: ContractInput,
       identity: { slug?: string; sourceId?: string } = {}
-    ): Promise<PostResult> {
+    ): Promise<EntityResult> {
       const resource: Resource = plugin().service('mapping').resource(kind);
       return plugin()
         .service('fields')

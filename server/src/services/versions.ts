@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
 import type { Resource } from '../resources';
-import type { WriteResult } from './fields';
+import type { WriteResult } from './types';
 import type { LocaleScope } from './locales';
 
 export type EditedDraft = { id: number };

@@ -1,0 +1,44 @@
+/**
+ * What the services hand one another, declared once: no service imports another for its types,
+ * so that the calls between them can be typed without a circle.
+ */
+
+/** Contract input keyed by contract field names (the schemas' output). */
+export type ContractInput = Record<string, unknown>;
+
+/** Strapi attribute values to write, and the notes made while building them. */
+export type WriteResult = { data: Record<string, unknown>; notes: string[] };
+
+/** A file entity of Strapi's upload plugin (`plugin::upload.file`), as stored in the Media Library. */
+export type UploadedFile = {
+  id: number;
+  documentId: string;
+  name: string;
+  alternativeText: string | null;
+  caption: string | null;
+  width: number | null;
+  height: number | null;
+  hash: string;
+  ext: string;
+  mime: string;
+  size: number;
+  url: string;
+  provider: string;
+  createdAt: string;
+  updatedAt: string;
+  [attribute: string]: unknown;
+};
+
+/** An image of a request: the file it became, or why it did not (`overLimit`: past media.maxInlineImages). */
+export type MediaResult =
+  | { ok: true; file: UploadedFile; reused: boolean }
+  | { ok: false; reason: string; overLimit?: true };
+
+/** The request's images by source URL; it lives exactly as long as the request. */
+export type MediaMap = Map<string, MediaResult>;
+
+/** The contract's answer for a stored entity: its id, and its page's URL when the site has one. */
+export type EntityResponse = { id: string; url?: string };
+export type DeletedResponse = { id: string; deleted: true };
+/** An entity response with the notes the write made (fields cut, images left out, ...). */
+export type EntityResult = EntityResponse & { notes: string[] };
