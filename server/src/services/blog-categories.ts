@@ -8,9 +8,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   return {
     /** An existing category with the same name or slug is returned as it is. */
     create: ({ name, slug, ...fields }: BlogCategoryCreate) =>
-      plugin()
-        .service('taxonomy')
-        .createFromContract('blogCategory', name, fields, { slug: slug || undefined }),
+      plugin().service('categories').create('blogCategory', name, fields, { slug: slug || undefined }),
 
     remove: (documentId: string) =>
       plugin().service('entities').remove(plugin().service('mapping').resource('blogCategory'), documentId),

@@ -1,10 +1,8 @@
 import type { Core } from '@strapi/strapi';
 import { publishDateToIso } from '../contract/dates';
-import { ContractError } from '../contract/errors';
 import type { Seo } from '../contract/schemas';
 import { PLUGIN_ID } from '../constants';
 import { FIELD_ROLES, IDENTIFIER_FIELDS, NAME_FIELD, type NamedKind } from '../mapping/catalogue';
-import { fitNames, fitText, maxLengthOf, type TextBounds } from '../mapping/fit';
 import {
   blocksToPlainText,
   htmlToBlocks,
@@ -14,6 +12,8 @@ import {
   resolveImages,
   type HtmlToBlocksResult,
 } from '../mapping/html-to-blocks';
+import { fitText } from '../mapping/fit';
+import { fittedText, namesValue } from '../mapping/text-values';
 import { htmlToSections, mergeZone, type Section, type ZoneEntry } from '../mapping/html-to-sections';
 import type { FieldTarget, SeoPart, ZoneComponents } from '../mapping/resolve';
 import type { Resource } from '../resources';
@@ -115,63 +115,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     }[failure];
     return `${field}: the HTML was stored as it is, not as Markdown: ${why}. Markdown renderers show HTML as it is.`;
   };
-
-  /**
-   * `value` as the attribute can hold it: cut at a word boundary when too long, left out when
-   * shorter than its minLength, each noted. An identifier is never cut and a name is never left
-   * out: those answer 400 naming the field instead.
-   */
-  function fittedText(
-    label: string,
-    target: TextBounds & { attribute: string },
-    value: string,
-    notes: string[],
-    { identifier = false, name = false } = {}
-  ): string | undefined {
-    const fitted = fitText(value, target, { cuttable: !identifier });
-    switch (fitted.outcome) {
-      case 'fits':
-        return fitted.value;
-      case 'cut':
-        notes.push(
-          `${label} was cut to ${fitted.value.length} characters to fit ${target.attribute} (at most ${fitted.max}).`
-        );
-        return fitted.value;
-      case 'tooLong':
-        throw new ContractError(
-          400,
-          `Invalid request: ${label}: this site stores it in a field of at most ${fitted.max} characters (got ${value.length}), and an identifier is never shortened.`
-        );
-      case 'tooShort':
-        if (identifier || name) {
-          throw new ContractError(
-            400,
-            `Invalid request: ${label}: this site needs at least ${fitted.min} characters in ${target.attribute} (got ${value.length}).`
-          );
-        }
-        notes.push(
-          `${label} was not stored: ${target.attribute} needs at least ${fitted.min} characters (got ${value.length}).`
-        );
-        return undefined;
-    }
-  }
-
-  /** Names into a JSON attribute as a list, into a text attribute as many whole names as fit. */
-  function namesValue(
-    label: string,
-    names: string[],
-    target: TextBounds & { attribute: string },
-    notes: string[]
-  ) {
-    if (target.attributeType === 'json') return names;
-    const { value, dropped } = fitNames(names, ', ', target);
-    if (dropped.length > 0) {
-      notes.push(
-        `${label}: ${dropped.map((name) => `"${name}"`).join(', ')} not stored: ${target.attribute} holds at most ${maxLengthOf(target)} characters.`
-      );
-    }
-    return value;
-  }
 
   function seoValue(part: SeoPart, value: string | string[], label: string, notes: string[]): unknown {
     if (Array.isArray(value)) return namesValue(`seo.${label}`, value, part, notes);
@@ -679,12 +622,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           )
         : await relatedIds(transaction, field, kind, value, notes);
       return target.multiple ? { set: ids } : (ids[0] ?? null);
-    },
-
-    /** A name as the resource's name attribute holds it; it is matched in full before this. */
-    storedName(resource: Resource, name: string, notes: string[]): string {
-      const target = resource.fields[NAME_FIELD[resource.kind]];
-      return fittedText(`${resource.label} name "${name}"`, target, name, notes, { name: true })!;
     },
   };
 };

@@ -1,6 +1,7 @@
 import activity from './activity';
 import authors from './authors';
 import blogCategories from './blog-categories';
+import categories from './categories';
 import connectionTest from './connection-test';
 import entities from './entities';
 import fields from './fields';
@@ -27,6 +28,7 @@ export default {
   activity,
   authors,
   'blog-categories': blogCategories,
+  categories,
   'connection-test': connectionTest,
   entities,
   fields,

@@ -20,9 +20,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   return {
     /** Idempotent by `source_id` or name (case-insensitive): an existing category is returned as it is. */
     create: ({ name, ...fields }: ProductCategoryCreate) =>
-      plugin()
-        .service('taxonomy')
-        .createFromContract('productCategory', name, fields, { sourceId: fields.source_id }),
+      plugin().service('categories').create('productCategory', name, fields, { sourceId: fields.source_id }),
 
     /** Published categories in creation order; `parent` is the parent's id, or "" for a top-level one. */
     async list({ offset, limit }: Paging): Promise<ProductCategoryItem[]> {

@@ -1,10 +1,11 @@
 import type { Core } from '@strapi/strapi';
 import { PLUGIN_ID } from '../constants';
 import type { NamedKind } from '../mapping/catalogue';
+import { storedName } from '../mapping/text-values';
 import type { Resource } from '../resources';
 import { toSlug } from '../utils/slug';
 import type { Transaction } from './transactions';
-import type { ContractInput, EntityResult, MediaMap } from './types';
+
 
 export type FoundOrCreated = { documentId: string; created: boolean };
 
@@ -62,7 +63,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const created = await strapi.documents(uid as never).create({
         data: {
           ...data,
-          [nameField]: plugin().service('fields').storedName(resource, name.trim(), notes),
+          [nameField]: storedName(resource, name.trim(), notes),
           ...(slugField ? { [slugField]: freeSlug } : {}),
         },
         status: 'published',
@@ -70,32 +71,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const claims = new Set([...sourceKeys, nameKey, ...(freeSlug ? [`slug:${freeSlug}`] : [])]);
       await registry.claimAll(trx, registryName, [...claims], created.documentId);
       return { documentId: created.documentId, created: true };
-    },
-
-    /**
-     * The contract's create of a named entity (a blog or product category): the existing one
-     * when the name, slug or source_id is known, else a new one with `fields` stored.
-     */
-    async createFromContract(
-      kind: NamedKind,
-      name: string,
-      fields: ContractInput,
-      identity: { slug?: string; sourceId?: string } = {}
-    ): Promise<EntityResult> {
-      const resource: Resource = plugin().service('mapping').resource(kind);
-      return plugin()
-        .service('fields')
-        .withMedia(resource, fields, async (transaction: Transaction, media: MediaMap) => {
-          const { data, notes } = await plugin()
-            .service('fields')
-            .toData(transaction, resource, fields, media);
-          const { documentId } = await this.findOrCreate(transaction, kind, name, {
-            ...identity,
-            data,
-            notes,
-          });
-          return { ...(await plugin().service('entities').response(resource, documentId)), notes };
-        });
     },
 
     /** Document ids for `names` in their order, duplicates (case-insensitive) folded. */

@@ -1,0 +1,71 @@
+/**
+ * Text values as the site's attributes can hold them: cut, left out or refused, each noted. Pure:
+ * the attribute's bounds come from the mapping, the notes go back with the request's answer.
+ */
+import { ContractError } from '../contract/errors';
+import type { Resource } from '../resources';
+import { NAME_FIELD } from './catalogue';
+import { fitNames, fitText, maxLengthOf, type TextBounds } from './fit';
+
+/**
+ * `value` as the attribute can hold it: cut at a word boundary when too long, left out when
+ * shorter than its minLength, each noted. An identifier is never cut and a name is never left
+ * out: those answer 400 naming the field instead.
+ */
+export function fittedText(
+  label: string,
+  target: TextBounds & { attribute: string },
+  value: string,
+  notes: string[],
+  { identifier = false, name = false } = {}
+): string | undefined {
+  const fitted = fitText(value, target, { cuttable: !identifier });
+  switch (fitted.outcome) {
+    case 'fits':
+      return fitted.value;
+    case 'cut':
+      notes.push(
+        `${label} was cut to ${fitted.value.length} characters to fit ${target.attribute} (at most ${fitted.max}).`
+      );
+      return fitted.value;
+    case 'tooLong':
+      throw new ContractError(
+        400,
+        `Invalid request: ${label}: this site stores it in a field of at most ${fitted.max} characters (got ${value.length}), and an identifier is never shortened.`
+      );
+    case 'tooShort':
+      if (identifier || name) {
+        throw new ContractError(
+          400,
+          `Invalid request: ${label}: this site needs at least ${fitted.min} characters in ${target.attribute} (got ${value.length}).`
+        );
+      }
+      notes.push(
+        `${label} was not stored: ${target.attribute} needs at least ${fitted.min} characters (got ${value.length}).`
+      );
+      return undefined;
+  }
+}
+
+/** Names into a JSON attribute as a list, into a text attribute as many whole names as fit. */
+export function namesValue(
+  label: string,
+  names: string[],
+  target: TextBounds & { attribute: string },
+  notes: string[]
+) {
+  if (target.attributeType === 'json') return names;
+  const { value, dropped } = fitNames(names, ', ', target);
+  if (dropped.length > 0) {
+    notes.push(
+      `${label}: ${dropped.map((name) => `"${name}"`).join(', ')} not stored: ${target.attribute} holds at most ${maxLengthOf(target)} characters.`
+    );
+  }
+  return value;
+}
+
+/** A name as the resource's name attribute holds it; it is matched in full before this. */
+export function storedName(resource: Resource, name: string, notes: string[]): string {
+  const target = resource.fields[NAME_FIELD[resource.kind]];
+  return fittedText(`${resource.label} name "${name}"`, target, name, notes, { name: true })!;
+}
