@@ -106,6 +106,9 @@ async function main() {
       return snapshot;
     },
 
+    /** Deletes the receipts this instance takes for expired, as it does once a minute. */
+    pruneReceipts: () => plugin().service('receipts').prune(),
+
     /** One document as the Document Service reads it (the draft, or `status: 'published'`). */
     findDocument: (uid, documentId, status) => strapi.documents(uid).findOne({ documentId, status }),
 

@@ -576,6 +576,29 @@ describe('an exact replay sent to another instance on the same database', () => 
   });
 });
 
+describe('receipts of instances in different time zones', () => {
+  it('are kept by each other: a replay through the instance that pruned gets the first answer, and one post is stored', async () => {
+    const database = await createTestDatabase();
+    const env = { ...database.env, PUBLISH_BRIDGE_CONTENT_TYPES: 'plugin' };
+    // The database's datetime columns have no time zone: each instance's drivers write local wall time.
+    const utc = await startInstance({ ...env, TZ: 'UTC' });
+    const losAngeles = await startInstance({ ...env, TZ: 'America/Los_Angeles' });
+    try {
+      const body = JSON.stringify({ title: 'Time zones', content: '<p>once</p>', status: 'draft' });
+      const headers = signedHeaders(body);
+      const first = await rawRequest(losAngeles.baseUrl, 'POST', `${PREFIX}/posts`, body, headers);
+      expect(first.status).toBe(200);
+      await utc.call('pruneReceipts');
+      const replay = await rawRequest(utc.baseUrl, 'POST', `${PREFIX}/posts`, body, headers);
+      expect(replay).toMatchObject({ status: 200, body: first.body });
+      expect(await utc.call<number>('countNamed', 'post', 'Time zones')).toBe(1);
+    } finally {
+      await Promise.all([utc.stop(), losAngeles.stop()]);
+      await database.drop();
+    }
+  });
+});
+
 describe("a prefix of the site's choosing", () => {
   let site: Site;
   beforeAll(async () => {

@@ -71,7 +71,7 @@ export function createContractGate(strapi: Core.Strapi) {
     }
     normaliseAnswer(ctx);
     if (passage.claim)
-      plugin().service('receipts').settle(passage.claim, { status: ctx.status, body: ctx.body });
+      await plugin().service('receipts').settle(passage.claim, { status: ctx.status, body: ctx.body });
     if (passage.refusal) recordRefusal(ctx, passage, passage.refusal);
     else recordActivity(ctx, passage);
   };

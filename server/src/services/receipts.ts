@@ -38,6 +38,8 @@ const KEEP_ANSWERS_EVERY_MS = 100;
 const RECEIPT_MARGIN_MS = 10 * 60_000;
 /** The answer status of a write that failed with a 5xx: nothing was written, the same request may run again. */
 const FAILED = 0;
+/** How long a 5xx answer waits for its receipt to be marked retryable: a database that is away must not hold it. */
+const KEEP_FAILURE_WAIT_MS = 1_000;
 
 /**
  * One digest for the signature, the method and the path: the same signed body sent to several
@@ -76,19 +78,33 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const rows = (knex: Knex = strapi.db.connection) => knex(table().name);
   /** Whether `INSERT ... ON CONFLICT DO NOTHING RETURNING` answers the rows it inserted. */
   const reportsInsertedRows = () => strapi.db.dialect.client !== 'mysql';
+  /**
+   * An instant as the expiresAt column keeps it. Strapi creates datetime columns without a time
+   * zone, and the PostgreSQL and MySQL drivers write a Date as the process's local wall time:
+   * instances in different time zones (or one across a DST change) would store one instant as
+   * different times and prune each other's live receipts. So every instance writes UTC wall
+   * time. SQLite keeps a Date as epoch milliseconds, the same everywhere.
+   */
+  const storedInstant = (instant: Date) =>
+    strapi.db.dialect.client === 'sqlite' ? instant : instant.toISOString().replace('T', ' ').replace('Z', '');
   let lastPruneAt = 0;
   const answersToKeep = new Map<string, { claimant: string; status: number; answer: string | null }>();
   let keeping: Promise<void> | undefined;
 
-  function pruneWhenDue() {
-    if (Date.now() - lastPruneAt < PRUNE_INTERVAL_MS) return;
-    lastPruneAt = Date.now();
-    rows()
-      .where(table().column('expiresAt'), '<', new Date(Date.now() - RECEIPT_MARGIN_MS))
+  /** Deletes the receipts whose window, and the margin after it, have passed. */
+  async function prune(): Promise<void> {
+    await rows()
+      .where(table().column('expiresAt'), '<', storedInstant(new Date(Date.now() - RECEIPT_MARGIN_MS)))
       .delete()
       .catch((error: Error) =>
         strapi.log.warn(`[${PLUGIN_ID}] could not prune request receipts: ${error.message}`)
       );
+  }
+
+  function pruneWhenDue() {
+    if (Date.now() - lastPruneAt < PRUNE_INTERVAL_MS) return;
+    lastPruneAt = Date.now();
+    void prune();
   }
 
   async function holderOf(fingerprint: string, knex?: Knex): Promise<Holder | undefined> {
@@ -129,7 +145,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   /**
    * Whether a receipt already in place is this request's: an earlier transaction of it, or one
    * whose commit raced a lost connection, took it; or the same request failed with a 5xx
-   * before, and this one takes the receipt over.
+   * before, and this one takes the receipt over. A request runs several transactions at once
+   * (its image imports): when one of them took the receipt over while another waited at the
+   * row, the waiting one finds it taken by its own request.
    */
   async function ownsReceipt(trx: Knex, claim: WriteClaim): Promise<boolean> {
     const holder = await holderOf(claim.fingerprint, trx);
@@ -139,7 +157,15 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const takenOver = await rows(trx)
       .where({ [column('fingerprint')]: claim.fingerprint, [column('httpStatus')]: FAILED })
       .update({ [column('claimant')]: claim.claimant, [column('httpStatus')]: null });
-    return takenOver === 1;
+    return takenOver === 1 || (await holderOf(claim.fingerprint, trx))?.claimant === claim.claimant;
+  }
+
+  /** Marks the receipt of a write that failed with a 5xx as retryable. */
+  async function keepFailure({ fingerprint, claimant }: WriteClaim) {
+    const { column } = table();
+    await rows()
+      .where({ [column('fingerprint')]: fingerprint, [column('claimant')]: claimant })
+      .update({ [column('httpStatus')]: FAILED, [column('answer')]: null });
   }
 
   /** Polls for the first request's answer, kept once it finished. */
@@ -192,7 +218,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         .insert({
           [column('fingerprint')]: claim.fingerprint,
           [column('claimant')]: claim.claimant,
-          [column('expiresAt')]: claim.expiresAt,
+          [column('expiresAt')]: storedInstant(claim.expiresAt),
         })
         .onConflict(column('fingerprint'))
         .ignore();
@@ -209,17 +235,30 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       pruneWhenDue();
     },
 
-    /** Keeps the answer for replays; a 5xx changed nothing, so it is kept as retryable instead. */
-    settle(claim: WriteClaim, { status, body }: Answer) {
+    /**
+     * Keeps the answer for replays, in the next batch. A 5xx changed nothing: its receipt is kept
+     * as retryable at once, before the answer leaves, so that the same request sent again right
+     * after the 5xx runs instead of waiting for a first answer that will never come (a receipt
+     * can outlive the failed write: image imports commit it in transactions of their own).
+     */
+    async settle(claim: WriteClaim, { status, body }: Answer): Promise<void> {
       if (!claim.held || claim.replayed) return;
-      const failed = status >= 500;
+      if (status >= 500) {
+        const kept = keepFailure(claim).catch((error: Error) =>
+          strapi.log.warn(`[${PLUGIN_ID}] could not mark a failed request as retryable: ${error.message}`)
+        );
+        await Promise.race([kept, sleep(KEEP_FAILURE_WAIT_MS)]);
+        return;
+      }
       answersToKeep.set(claim.fingerprint, {
         claimant: claim.claimant,
-        status: failed ? FAILED : status,
-        answer: failed || body === undefined ? null : JSON.stringify(body),
+        status,
+        answer: body === undefined ? null : JSON.stringify(body),
       });
       keeping ??= keepAnswers();
     },
+
+    prune,
 
     /** Waits for the answers not yet kept: before Strapi stops. */
     async flush() {

@@ -1,0 +1,75 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { rowsOf, storageOf } from '../helpers/inspect';
+import { exactPathRequest as rawRequest } from '../helpers/raw-http';
+import { signedHeaders } from '../helpers/signing';
+import { PREFIX, type Site } from '../helpers/site';
+import { startSiteWithImages } from '../helpers/site-with-images';
+import type { ImageServer } from '../helpers/image-server';
+
+/**
+ * A write answered with a 5xx may run again as the same request (same signature, method, path),
+ * the moment its answer arrived: the publisher retries failed deliveries as they were signed.
+ * Posts with images are the hard case: their imports commit the receipt in transactions of
+ * their own, several at once, so the receipt outlives the failed write.
+ */
+let site: Site;
+let images: ImageServer;
+let stopSite: (() => Promise<void>) | undefined;
+
+beforeAll(async () => {
+  ({ site, images, stop: stopSite } = await startSiteWithImages({ PUBLISH_BRIDGE_CONTENT_TYPES: 'site' }));
+});
+afterAll(() => stopSite?.());
+
+/** Sends the signed request while a lifecycle of the site refuses to create posts: a 500. */
+async function sendWhileTheSiteRefuses(body: string, headers: Record<string, string>) {
+  const unsubscribe = site.strapi.db.lifecycles.subscribe({
+    models: [storageOf(site.strapi, 'post').uid],
+    beforeCreate: () => {
+      throw new Error('refused by a lifecycle of the site');
+    },
+  } as never);
+  try {
+    return await rawRequest(site.baseUrl, 'POST', `${PREFIX}/posts`, body, headers);
+  } finally {
+    (unsubscribe as unknown as () => void)();
+  }
+}
+
+const postsTitled = async (title: string) =>
+  (await rowsOf(site.strapi, storageOf(site.strapi, 'post').uid)).filter((row) => row.title === title);
+
+/** A post with a cover and four inline images, each image new to the site. */
+function postWithImages(title: string) {
+  const run = randomBytes(4).toString('hex');
+  const inline = [0, 1, 2, 3]
+    .map((index) => `<p>Part ${index}</p><img src="${images.url(`/images/retried-${run}-${index}.png`)}" alt="">`)
+    .join('');
+  return JSON.stringify({
+    title,
+    content: inline,
+    status: 'draft',
+    featured_image: images.url(`/images/retried-${run}-cover.png`),
+  });
+}
+
+describe.each([
+  ['at once', 0],
+  ['a moment later', 300],
+])('a post with images refused once with a 5xx, sent again %s', (_when, waitMs) => {
+  it('runs, and its replay gets that answer', async () => {
+    const title = `Retried ${randomBytes(4).toString('hex')}`;
+    const body = postWithImages(title);
+    const headers = signedHeaders(body);
+
+    const failed = await sendWhileTheSiteRefuses(body, headers);
+    expect(failed.status).toBe(500);
+    await sleep(waitMs);
+    const retried = await rawRequest(site.baseUrl, 'POST', `${PREFIX}/posts`, body, headers);
+    expect(retried).toMatchObject({ status: 200, body: { id: expect.any(String) } });
+    const replayed = await rawRequest(site.baseUrl, 'POST', `${PREFIX}/posts`, body, headers);
+    expect(replayed).toMatchObject({ status: 200, body: retried.body });
+    expect(await postsTitled(title)).toHaveLength(1);
+  });
+});
