@@ -23,6 +23,7 @@ import { displayUrl, withoutCredentials } from '../utils/display-url';
 import { countJpegScans, MAX_JPEG_SCANS } from '../utils/jpeg-scans';
 import { toSlug } from '../utils/slug';
 import { createWeightedSemaphore, WaitAborted } from '../utils/weighted-semaphore';
+import { ReplayDetected } from './receipts';
 import type { Transaction } from './transactions';
 import type { MediaResult, UploadedFile } from './types';
 
@@ -410,6 +411,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /**
      * Imports the image at `rawUrl`, or reuses the file an earlier import of the same URL made.
      * Never throws for a bad, unsafe or failed download: it answers `ok: false` with the reason.
+     * It throws for an exact replay of a request, which imports nothing.
      * Call it outside any transaction: a download must not hold database locks.
      */
     async importImage(
@@ -437,6 +439,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         await discard(uploaded);
         return { ok: true, file: winner, reused: true };
       } catch (error) {
+        // A replay runs nothing, its imports included: the request answers with the first answer.
+        if (error instanceof ReplayDetected) throw error;
         const reason = reasonOf(error);
         strapi.log.warn(`[${PLUGIN_ID}] image ${displayUrl(rawUrl)} was not imported: ${reason}`);
         return { ok: false, reason };

@@ -51,7 +51,7 @@ const fingerprintOf = ({ signature, method, path }: SignedWrite) =>
   createHash('sha256').update(`${method} ${path}\n${signature}`).digest('hex');
 
 /** Thrown inside a transaction of a replay: it rolls back, and the gate answers with the first answer. */
-class ReplayDetected extends ContractError {
+export class ReplayDetected extends ContractError {
   constructor() {
     super(
       409,
