@@ -1,5 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import { PLUGIN_ID } from './constants';
+import { getService } from './plugin';
 
 /** Admin permissions of the settings page; Super Admins get them all, other roles none until granted. */
 const ACTIONS = [
@@ -31,8 +32,8 @@ const ACTIONS = [
 
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
   await strapi.admin.services.permission.actionProvider.registerMany(ACTIONS);
-  strapi.plugin(PLUGIN_ID).service('transactions').refuseAbandonedWork();
-  await strapi.plugin(PLUGIN_ID).service('slug-indexes').ensure();
-  await strapi.plugin(PLUGIN_ID).service('activity').prune();
-  await strapi.plugin(PLUGIN_ID).service('locales').warnIfMissing();
+  getService(strapi, 'transactions').refuseAbandonedWork();
+  await getService(strapi, 'slug-indexes').ensure();
+  await getService(strapi, 'activity').prune();
+  await getService(strapi, 'locales').warnIfMissing();
 };

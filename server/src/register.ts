@@ -1,14 +1,15 @@
 import type { Core } from '@strapi/strapi';
-import { API_KEY_ENV, MIN_KEY_LENGTH, PLUGIN_ID } from './constants';
+import { API_KEY_ENV, MIN_KEY_LENGTH } from './constants';
 import { createContractGate } from './middlewares/contract-gate';
 import { applyContentApiPrefix } from './routes';
 import { holdContinueFor } from './utils/expect-continue';
+import { getService } from './plugin';
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   // Here, so a bad prefix stops the boot with its message, and before Strapi mounts the routers.
   applyContentApiPrefix(strapi);
   assertEnvironmentKeyLength();
-  strapi.plugin(PLUGIN_ID).service('mapping').assertValid();
+  getService(strapi, 'mapping').assertValid();
   // Middlewares added in register() run before the app's own, `strapi::body` included: the
   // only point where the exact request bytes are still unread.
   strapi.server.use(createContractGate(strapi));

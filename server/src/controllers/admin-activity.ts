@@ -2,8 +2,8 @@ import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { describeZodError } from '../contract/errors';
-import { PLUGIN_ID } from '../constants';
 import { FILTERABLE_ACTIONS, OUTCOMES, type ActivityFilter } from '../services/activity';
+import { getService } from '../plugin';
 
 /** The operators Strapi's admin `Filters` offers for an enumeration; `$null`/`$notNull` carry "true" or "false". */
 const condition = z
@@ -32,10 +32,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
     const parsed = querySchema.safeParse(ctx.query);
     if (!parsed.success) return ctx.badRequest(describeZodError(parsed.error));
     const { page, pageSize, filters } = parsed.data;
-    const { results, pagination } = await strapi
-      .plugin(PLUGIN_ID)
-      .service('activity')
-      .list({ page, pageSize, filters: (filters?.$and ?? []) as ActivityFilter[] });
+    const { results, pagination } = await getService(strapi, 'activity').list({
+      page,
+      pageSize,
+      filters: (filters?.$and ?? []) as ActivityFilter[],
+    });
     ctx.body = {
       results,
       pagination,

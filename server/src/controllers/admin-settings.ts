@@ -5,6 +5,7 @@ import { CAPABILITIES } from '../contract/capabilities';
 import { describeZodError } from '../contract/errors';
 import { MIN_KEY_LENGTH, PLUGIN_ID } from '../constants';
 import { SettingsError, type SettingsChanges } from '../services/settings';
+import { getService } from '../plugin';
 
 const MAX_GRACE_MINUTES = 7 * 24 * 60;
 const LOGS_READ = `plugin::${PLUGIN_ID}.logs.read`;
@@ -85,7 +86,7 @@ const toChanges = ({
 });
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const settings = () => strapi.plugin(PLUGIN_ID).service('settings');
+  const settings = () => getService(strapi, 'settings');
 
   /**
    * The route needs settings.read only; what the activity log holds (the last request) is

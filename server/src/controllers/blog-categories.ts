@@ -1,11 +1,11 @@
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { blogCategoryCreateSchema } from '../contract/schemas';
-import { PLUGIN_ID } from '../constants';
 import { contractBody, replyWithEntity } from './contract-body';
+import { getService } from '../plugin';
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const blogCategories = () => strapi.plugin(PLUGIN_ID).service('blog-categories');
+  const blogCategories = () => getService(strapi, 'blog-categories');
   return {
     async create(ctx: Context) {
       replyWithEntity(ctx, await blogCategories().create(contractBody(ctx, blogCategoryCreateSchema)));

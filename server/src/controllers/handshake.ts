@@ -1,12 +1,12 @@
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { handshakeSchema } from '../contract/schemas';
-import { PLUGIN_ID } from '../constants';
 import { contractBody } from './contract-body';
+import { getService } from '../plugin';
 
 export default ({ strapi }: { strapi: Core.Strapi }) => ({
   async handshake(ctx: Context) {
     contractBody(ctx, handshakeSchema);
-    ctx.body = await strapi.plugin(PLUGIN_ID).service('handshake').answer(ctx.request.origin);
+    ctx.body = await getService(strapi, 'handshake').answer(ctx.request.origin);
   },
 });

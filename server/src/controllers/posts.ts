@@ -1,11 +1,11 @@
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { postCreateSchema, postUpdateSchema } from '../contract/schemas';
-import { PLUGIN_ID } from '../constants';
 import { contractBody, replyWithEntity } from './contract-body';
+import { getService } from '../plugin';
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const posts = () => strapi.plugin(PLUGIN_ID).service('posts');
+  const posts = () => getService(strapi, 'posts');
   return {
     async create(ctx: Context) {
       replyWithEntity(ctx, await posts().create(contractBody(ctx, postCreateSchema)));

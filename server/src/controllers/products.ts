@@ -4,6 +4,7 @@ import { PRODUCT_COMMERCE_FIELDS, productUpdateSchema } from '../contract/schema
 import { PLUGIN_ID } from '../constants';
 import { requireVerified } from '../utils/verified-requests';
 import { contractBody, replyWithEntity } from './contract-body';
+import { getService } from '../plugin';
 
 export default ({ strapi }: { strapi: Core.Strapi }) => ({
   async update(ctx: Context) {
@@ -16,6 +17,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
         `[${PLUGIN_ID}] request ${requestId}: product ${ctx.params.id} update ignored ${ignored.join(', ')} (copy only; price, SKU and stock are managed by the shop)`
       );
     }
-    replyWithEntity(ctx, await strapi.plugin(PLUGIN_ID).service('products').update(ctx.params.id, input));
+    replyWithEntity(ctx, await getService(strapi, 'products').update(ctx.params.id, input));
   },
 });

@@ -20,6 +20,7 @@ import type { SignedWrite, WriteClaim } from '../services/receipts';
 import { pathBelowPrefix } from '../utils/prefix-path';
 import { readRawBody } from '../utils/raw-body';
 import { markVerified, verifiedRequestOf } from '../utils/verified-requests';
+import { getService } from '../plugin';
 
 /** Methods that change nothing: a replay of one is harmless, so reads are served without a receipt. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -46,8 +47,7 @@ type Passage = {
  * and makes every answer under the prefix the contract's `{ "error": "..." }` shape.
  */
 export function createContractGate(strapi: Core.Strapi) {
-  const plugin = () => strapi.plugin(PLUGIN_ID);
-  const settings = () => plugin().service('settings');
+  const settings = () => getService(strapi, 'settings');
 
   return async function contractGate(ctx: Context, next: Next) {
     const path = readablePath(ctx);
@@ -71,7 +71,7 @@ export function createContractGate(strapi: Core.Strapi) {
     }
     normaliseAnswer(ctx);
     if (passage.claim)
-      await plugin().service('receipts').settle(passage.claim, { status: ctx.status, body: ctx.body });
+      await getService(strapi, 'receipts').settle(passage.claim, { status: ctx.status, body: ctx.body });
     if (passage.refusal) recordRefusal(ctx, passage, passage.refusal);
     else recordActivity(ctx, passage);
   };
@@ -110,9 +110,7 @@ export function createContractGate(strapi: Core.Strapi) {
 
   /** Anyone can send these: they are counted per minute, reason and address, not logged one by one. */
   function recordRefusal(ctx: Context, { startedAt }: Passage, reason: string) {
-    plugin()
-      .service('activity')
-      .recordRefusal(refusalOf(ctx, reason, new Date(startedAt)));
+    getService(strapi, 'activity').recordRefusal(refusalOf(ctx, reason, new Date(startedAt)));
   }
 
   /** Headers first, so a stranger's body is never buffered; then the signature over the exact bytes. */
@@ -165,7 +163,7 @@ export function createContractGate(strapi: Core.Strapi) {
       path: passage.pathBelow,
       expiresAt: new Date(Number(headers.timestamp) + settings().config().timestampToleranceMs),
     };
-    const receipts = plugin().service('receipts');
+    const receipts = getService(strapi, 'receipts');
     passage.claim = receipts.claimFor(request);
     const firstAnswer = await receipts.runOnce(passage.claim, next);
     if (!firstAnswer) return;
@@ -181,20 +179,18 @@ export function createContractGate(strapi: Core.Strapi) {
     const notes = verifiedRequestOf(ctx)?.notes;
     if (notes) strapi.log.info(`[${PLUGIN_ID}] request ${requestId}: ${notes.join(' ')}`);
     try {
-      plugin()
-        .service('activity')
-        .record({
-          requestId,
-          receivedAt: new Date(startedAt),
-          method: ctx.method,
-          path: ctx.path,
-          pathUnderPrefix: pathBelow,
-          status: ctx.status,
-          body: ctx.body,
-          routeId: typeof ctx.params?.id === 'string' ? ctx.params.id : undefined,
-          durationMs: Date.now() - startedAt,
-          notes,
-        });
+      getService(strapi, 'activity').record({
+        requestId,
+        receivedAt: new Date(startedAt),
+        method: ctx.method,
+        path: ctx.path,
+        pathUnderPrefix: pathBelow,
+        status: ctx.status,
+        body: ctx.body,
+        routeId: typeof ctx.params?.id === 'string' ? ctx.params.id : undefined,
+        durationMs: Date.now() - startedAt,
+        notes,
+      });
     } catch (error) {
       strapi.log.warn(`[${PLUGIN_ID}] request ${requestId} was not logged: ${(error as Error).message}`);
     }

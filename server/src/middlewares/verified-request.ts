@@ -4,6 +4,7 @@ import { errorBody } from '../contract/errors';
 import { PLUGIN_ID } from '../constants';
 import { NOT_VERIFIED_MESSAGE, verifiedRequestOf } from '../utils/verified-requests';
 import { refusalOf } from './contract-gate';
+import { getService } from '../plugin';
 
 /**
  * First middleware of every contract route. The routes skip Strapi's own auth (`auth: false`)
@@ -19,5 +20,5 @@ export default (_config: unknown, { strapi }: { strapi: Core.Strapi }) =>
     );
     ctx.status = 401;
     ctx.body = errorBody(NOT_VERIFIED_MESSAGE);
-    strapi.plugin(PLUGIN_ID).service('activity').recordRefusal(refusalOf(ctx, 'not_verified_by_gate'));
+    getService(strapi, 'activity').recordRefusal(refusalOf(ctx, 'not_verified_by_gate'));
   };

@@ -4,6 +4,7 @@ import { PLUGIN_ID } from '../constants';
 import { RESOURCE_KINDS } from '../mapping/catalogue';
 import { createRefusalTally, type Refusal, type RefusalAggregate } from './activity-aggregation';
 import { fitColumn } from '../utils/column-text';
+import { getService } from '../plugin';
 
 export const ACTIVITY_UID = 'plugin::publish-bridge.activity-entry';
 
@@ -333,7 +334,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   /** Where the contract's resources are stored: the plugin's own types, or the site's when mapped. */
   function candidateUids(): string[] {
-    const mapping = strapi.plugin(PLUGIN_ID).service('mapping');
+    const mapping = getService(strapi, 'mapping');
     return [...new Set(RESOURCE_KINDS.map((kind) => mapping.resource(kind).uid as string))];
   }
 

@@ -1,13 +1,12 @@
 import type { Core } from '@strapi/strapi';
 import type { AuthorCreate } from '../contract/schemas';
-import { PLUGIN_ID } from '../constants';
 import type { Resource } from '../resources';
 import type { Transaction } from './transactions';
 import type { EntityResult } from './types';
+import { getService } from '../plugin';
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const plugin = () => strapi.plugin(PLUGIN_ID);
-  const resource = (): Resource => plugin().service('mapping').resource('author');
+  const resource = (): Resource => getService(strapi, 'mapping').resource('author');
 
   return {
     /**
@@ -15,7 +14,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * stored as text: they describe the writer and never touch Strapi's admin roles.
      */
     async create(input: AuthorCreate): Promise<EntityResult> {
-      const identities = plugin().service('identities');
+      const identities = getService(strapi, 'identities');
       const { registry, uid } = resource();
       const keys = [
         ...(input.username ? [`username:${identities.normalise(input.username)}`] : []),
@@ -24,18 +23,19 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const displayName =
         input.display_name || [input.first_name, input.last_name].filter(Boolean).join(' ') || input.username;
 
-      return plugin()
-        .service('transactions')
-        .run(async (transaction: Transaction) => {
-          const known = await identities.findLive(transaction.trx, registry, uid, keys);
-          if (known) return { id: known, notes: [] };
-          const { data, notes } = await plugin()
-            .service('fields')
-            .toData(transaction, resource(), { ...input, display_name: displayName }, new Map());
-          const author = await strapi.documents(uid as never).create({ data } as never);
-          await identities.claimAll(transaction.trx, registry, keys, author.documentId);
-          return { id: author.documentId, notes };
-        });
+      return getService(strapi, 'transactions').run(async (transaction: Transaction) => {
+        const known = await identities.findLive(transaction.trx, registry, uid, keys);
+        if (known) return { id: known, notes: [] };
+        const { data, notes } = await getService(strapi, 'fields').toData(
+          transaction,
+          resource(),
+          { ...input, display_name: displayName },
+          new Map()
+        );
+        const author = await strapi.documents(uid as never).create({ data } as never);
+        await identities.claimAll(transaction.trx, registry, keys, author.documentId);
+        return { id: author.documentId, notes };
+      });
     },
   };
 };

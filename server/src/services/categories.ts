@@ -1,15 +1,13 @@
 import type { Core } from '@strapi/strapi';
-import { PLUGIN_ID } from '../constants';
 import type { Resource } from '../resources';
 import type { Transaction } from './transactions';
 import type { ContractInput, EntityResult, MediaMap } from './types';
+import { getService } from '../plugin';
 
 export type CategoryKind = 'blogCategory' | 'productCategory';
 
 /** The contract's create of a blog or product category, which both kinds share. */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const plugin = () => strapi.plugin(PLUGIN_ID);
-
   return {
     /** The existing category when the name, slug or source_id is known, else a new one with `fields` stored. */
     async create(
@@ -18,16 +16,25 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       fields: ContractInput,
       identity: { slug?: string; sourceId?: string } = {}
     ): Promise<EntityResult> {
-      const resource: Resource = plugin().service('mapping').resource(kind);
-      return plugin()
-        .service('fields')
-        .withMedia(resource, fields, async (transaction: Transaction, media: MediaMap) => {
-          const { data, notes } = await plugin().service('fields').toData(transaction, resource, fields, media);
-          const { documentId } = await plugin()
-            .service('taxonomy')
-            .findOrCreate(transaction, kind, name, { ...identity, data, notes });
-          return { ...(await plugin().service('entities').response(resource, documentId)), notes };
-        });
+      const resource: Resource = getService(strapi, 'mapping').resource(kind);
+      return getService(strapi, 'fields').withMedia(
+        resource,
+        fields,
+        async (transaction: Transaction, media: MediaMap) => {
+          const { data, notes } = await getService(strapi, 'fields').toData(
+            transaction,
+            resource,
+            fields,
+            media
+          );
+          const { documentId } = await getService(strapi, 'taxonomy').findOrCreate(transaction, kind, name, {
+            ...identity,
+            data,
+            notes,
+          });
+          return { ...(await getService(strapi, 'entities').response(resource, documentId)), notes };
+        }
+      );
     },
   };
 };

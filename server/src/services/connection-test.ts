@@ -5,6 +5,7 @@ import { signMessage } from '../contract/signature';
 import { PLUGIN_ID } from '../constants';
 import { isProbeAnswer, newNonce, PROBE_PATH } from '../utils/connection-probe';
 import type { HandshakeResponse } from './handshake';
+import { getService } from '../plugin';
 
 export type ConnectionTestResult = {
   ok: boolean;
@@ -45,7 +46,7 @@ const NOT_THIS_SITE = 'The Public URL does not lead back to this Strapi';
  * request either: a forged Host or X-Forwarded-Host would choose the address.
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const settings = () => strapi.plugin(PLUGIN_ID).service('settings');
+  const settings = () => getService(strapi, 'settings');
   const timeoutMs = () =>
     (strapi.config.get(`plugin::${PLUGIN_ID}`) as PluginConfig).connectionTest.timeoutMs;
 

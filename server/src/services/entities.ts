@@ -1,16 +1,13 @@
 import type { Core } from '@strapi/strapi';
 import { notFound } from '../contract/errors';
-import { PLUGIN_ID } from '../constants';
 import type { Resource } from '../resources';
 import type { LocaleScope } from './locales';
 import type { Transaction } from './transactions';
 import type { DeletedResponse, EntityResponse } from './types';
-
+import { getService } from '../plugin';
 
 /** What every resource shares: the entity response, and deletion with its identities. */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const plugin = () => strapi.plugin(PLUGIN_ID);
-
   return {
     /**
      * `written` is the entry a write just returned, when there is one: it already holds the slug.
@@ -22,7 +19,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       written?: Record<string, unknown> | null,
       at: LocaleScope = {}
     ): Promise<EntityResponse> {
-      const urls = plugin().service('urls');
+      const urls = getService(strapi, 'urls');
       if (!resource.pageType || !resource.slugField || !urls.hasTemplate(resource.pageType))
         return { id: documentId };
       const entry =
@@ -45,7 +42,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       documentId: string,
       at: LocaleScope = {}
     ): Promise<void> {
-      if (!(await plugin().service('identities').lockDocument(trx, resource.uid, documentId, at))) {
+      if (!(await getService(strapi, 'identities').lockDocument(trx, resource.uid, documentId, at))) {
         throw notFound(resource.label, documentId);
       }
     },
@@ -56,15 +53,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * editors made stay in Strapi, and the platform no longer knows the document.
      */
     async remove(resource: Resource, documentId: string): Promise<DeletedResponse> {
-      const at: LocaleScope = await plugin().service('locales').scopeOf(resource);
-      return plugin()
-        .service('transactions')
-        .run(async (transaction: Transaction) => {
-          await this.lockOrNotFound(transaction, resource, documentId, at);
-          await strapi.documents(resource.uid as never).delete({ documentId, ...at } as never);
-          await plugin().service('identities').forgetTarget(transaction.trx, resource.registry, documentId);
-          return { id: documentId, deleted: true as const };
-        });
+      const at: LocaleScope = await getService(strapi, 'locales').scopeOf(resource);
+      return getService(strapi, 'transactions').run(async (transaction: Transaction) => {
+        await this.lockOrNotFound(transaction, resource, documentId, at);
+        await strapi.documents(resource.uid as never).delete({ documentId, ...at } as never);
+        await getService(strapi, 'identities').forgetTarget(transaction.trx, resource.registry, documentId);
+        return { id: documentId, deleted: true as const };
+      });
     },
   };
 };

@@ -1,7 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import { publishDateToIso } from '../contract/dates';
 import type { Seo } from '../contract/schemas';
-import { PLUGIN_ID } from '../constants';
 import { FIELD_ROLES, IDENTIFIER_FIELDS, NAME_FIELD, type NamedKind } from '../mapping/catalogue';
 import {
   blocksToPlainText,
@@ -24,6 +23,7 @@ import type { MarkdownConversion } from './markdown';
 import type { ImportOptions } from './media';
 import type { Transaction } from './transactions';
 import type { ContractInput, MediaMap, WriteResult } from './types';
+import { getService } from '../plugin';
 
 /**
  * Each HTML value's conversions (to Blocks, to Markdown), made once per request: Blocks when its
@@ -69,10 +69,9 @@ const isIdentifier = (field: string, target: FieldTarget) =>
  * conversion from the target attribute's type. Only fields present in the input are written.
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const plugin = () => strapi.plugin(PLUGIN_ID);
-  const config = () => plugin().service('settings').config();
+  const config = () => getService(strapi, 'settings').config();
   const transactions = (): { run<R>(work: (transaction: Transaction) => Promise<R>): Promise<R> } =>
-    plugin().service('transactions');
+    getService(strapi, 'transactions');
   const maxBlocks = (): number => config().content.maxBlocks;
 
   /** `html` as Blocks whose images are not resolved yet. */
@@ -81,7 +80,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   const convertedToMarkdown = (media: MediaMap, html: string): Promise<MarkdownConversion> =>
     markdownOnce(media, html, () => {
-      const markdown = plugin().service('markdown');
+      const markdown = getService(strapi, 'markdown');
       let budget = MARKDOWN_BUDGETS.get(media);
       if (!budget) MARKDOWN_BUDGETS.set(media, (budget = markdown.requestBudget()));
       return markdown.convert(html, maxBlocks(), budget);
@@ -224,7 +223,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       result.ok && !result.reused ? [{ url, file: result.file }] : []
     );
     await forEachLimited(fresh, config().media.concurrentDownloads, ({ url, file }) =>
-      plugin().service('media').release(url, file)
+      getService(strapi, 'media').release(url, file)
     );
   }
 
@@ -291,7 +290,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   /** The first of `names` for a relation that holds one entry; the others are noted as not stored. */
   function primaryName(field: string, target: FieldTarget, names: string[], notes: string[]): string[] {
-    const taxonomy = plugin().service('taxonomy');
+    const taxonomy = getService(strapi, 'taxonomy');
     const [primary, ...others] = names;
     const dropped = others.filter((name) => taxonomy.nameKey(name) !== taxonomy.nameKey(primary));
     if (dropped.length > 0) {
@@ -311,16 +310,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     notes: string[]
   ): Promise<string[]> {
     if (!value.trim()) return [];
-    const related: Resource = plugin().service('mapping').resource(kind);
+    const related: Resource = getService(strapi, 'mapping').resource(kind);
     if (
       field === 'parent' &&
-      (await plugin().service('identities').lockDocument(transaction.trx, related.uid, value))
+      (await getService(strapi, 'identities').lockDocument(transaction.trx, related.uid, value))
     ) {
       return [value];
     }
-    const { documentId } = await plugin()
-      .service('taxonomy')
-      .findOrCreate(transaction, kind, value, { notes });
+    const { documentId } = await getService(strapi, 'taxonomy').findOrCreate(transaction, kind, value, {
+      notes,
+    });
     return [documentId];
   }
 
@@ -360,9 +359,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         media.set(src, { ok: false, reason: 'over media.maxInlineImages', overLimit: true });
       }
       const wanted = [...named, ...inline.slice(0, maxInlineImages)];
-      const budget = plugin().service('media').requestBudget();
+      const budget = getService(strapi, 'media').requestBudget();
       await forEachLimited(wanted, concurrentDownloads, async ([url, options]) => {
-        media.set(url, await plugin().service('media').importImage(url, options, budget));
+        media.set(url, await getService(strapi, 'media').importImage(url, options, budget));
       });
       return media;
     },
@@ -611,7 +610,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       value: string | string[],
       notes: string[] = []
     ) {
-      const taxonomy = plugin().service('taxonomy');
+      const taxonomy = getService(strapi, 'taxonomy');
       const kind = target.targetKind as NamedKind;
       const ids: string[] = Array.isArray(value)
         ? await taxonomy.resolveNames(

@@ -1,6 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import { enabledCapabilities, type Capability } from '../contract/capabilities';
-import { PLUGIN_ID } from '../constants';
+import { getService } from '../plugin';
 
 export type HandshakeResponse = {
   ok: true;
@@ -13,7 +13,7 @@ export type HandshakeResponse = {
 export default ({ strapi }: { strapi: Core.Strapi }) => ({
   /** `origin` is where this request reached the site: the URL to announce when none is configured. */
   async answer(origin: string): Promise<HandshakeResponse> {
-    const settings = strapi.plugin(PLUGIN_ID).service('settings');
+    const settings = getService(strapi, 'settings');
     const { site } = settings.config();
     const [capabilities] = await Promise.all([settings.capabilities(), settings.recordHandshake()]);
     return {

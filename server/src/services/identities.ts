@@ -177,7 +177,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       // A locking read of a join locks the rows it returns in both tables.
       let query = knex()({ registry: registry.name })
         .transacting(trx)
-        .join({ entry: table.name }, `entry.${table.column('documentId')}`, `registry.${registry.column('target')}`)
+        .join(
+          { entry: table.name },
+          `entry.${table.column('documentId')}`,
+          `registry.${registry.column('target')}`
+        )
         .select({
           key: `registry.${registry.column('naturalKey')}`,
           target: `registry.${registry.column('target')}`,
@@ -244,7 +248,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       // Lower case: MySQL and MariaDB compare (and index) "Post-2" and "post-2" as the same value.
       // A registry row holds "slug:" and the slug; an entry's row matched `base` or `stem`, which
       // toSlug makes without a colon, so one pass reads the rows of both tables.
-      const used = new Set<string>(rows.map((row) => String(row.value).toLowerCase().replace(/^slug:/, '')));
+      const used = new Set<string>(
+        rows.map((row) =>
+          String(row.value)
+            .toLowerCase()
+            .replace(/^slug:/, '')
+        )
+      );
       if (!used.has(base.toLowerCase())) return base;
       for (let suffix = 2; ; suffix += 1) {
         const candidate = `${stem}-${suffix}`;

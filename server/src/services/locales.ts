@@ -4,6 +4,7 @@ import { PLUGIN_ID } from '../constants';
 import { ContractError } from '../contract/errors';
 import { RESOURCE_KINDS } from '../mapping/catalogue';
 import type { Resource } from '../resources';
+import { getService } from '../plugin';
 
 /** What the Document Service calls on one resource take: `{ locale }` for a type with i18n on, else nothing. */
 export type LocaleScope = { locale?: string };
@@ -19,7 +20,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
    * runs once the site has started.
    */
   async warnIfMissing(): Promise<void> {
-    const mapping = strapi.plugin(PLUGIN_ID).service('mapping');
+    const mapping = getService(strapi, 'mapping');
     for (const kind of RESOURCE_KINDS) {
       try {
         await this.scopeOf(mapping.resource(kind));

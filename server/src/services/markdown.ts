@@ -1,10 +1,10 @@
 import path from 'node:path';
 import type { Core } from '@strapi/strapi';
-import { PLUGIN_ID } from '../constants';
 import { verbatimHtmlBlock } from '../mapping/html-in-markdown';
 import type { MarkdownResult } from '../mapping/html-to-markdown';
 import type { MarkdownTask } from '../mapping/markdown-worker';
 import { timeBoxedWorker, type TimeBudget, type WorkerFailure } from '../utils/time-boxed-worker';
+import { getService } from '../plugin';
 
 /** The worker's own bundle, built beside the server's (dist/server → dist/markdown-worker). */
 const WORKER_SCRIPT = path.join(__dirname, '..', 'markdown-worker', 'index.js');
@@ -23,7 +23,7 @@ export type MarkdownConversion = MarkdownResult & {
  * is kept as HTML, which Markdown renderers pass through.
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const timeoutMs = () => strapi.plugin(PLUGIN_ID).service('settings').config().content.markdownTimeoutMs;
+  const timeoutMs = () => getService(strapi, 'settings').config().content.markdownTimeoutMs;
   const worker = timeBoxedWorker<MarkdownTask, MarkdownResult>({
     filename: WORKER_SCRIPT,
     timeoutMs,

@@ -26,6 +26,7 @@ import { createWeightedSemaphore, WaitAborted } from '../utils/weighted-semaphor
 import { ReplayDetected } from './receipts';
 import type { Transaction } from './transactions';
 import type { MediaResult, UploadedFile } from './types';
+import { getService } from '../plugin';
 
 export type ImportOptions = { alt?: string; caption?: string };
 /** The pixels the images of one request may still add up to (media.maxPixelsPerRequest). */
@@ -240,9 +241,8 @@ async function download(url: URL, destination: string, media: PluginConfig['medi
  * republished post reuses the file it got the first time.
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const plugin = () => strapi.plugin(PLUGIN_ID);
-  const transactions = () => plugin().service('transactions');
-  const identities = () => plugin().service('identities');
+  const transactions = () => getService(strapi, 'transactions');
+  const identities = () => getService(strapi, 'identities');
   const uploads = () => strapi.plugin('upload').service('upload');
   const files = () => strapi.db.query(FILE_UID as never);
   const mediaConfig = () => (strapi.config.get(`plugin::${PLUGIN_ID}`) as PluginConfig).media;

@@ -1,10 +1,10 @@
 import type { Core } from '@strapi/strapi';
 import type { Paging } from '../contract/paging';
-import { PLUGIN_ID } from '../constants';
 import type { ResourceKind } from '../mapping/catalogue';
 import type { Resource } from '../resources';
 import type { LocaleScope } from './locales';
 import type { PageType } from './urls';
+import { getService } from '../plugin';
 
 /** A page list item (contract 2.9, fields per contract-decisions.md). */
 export type PageItem = {
@@ -24,7 +24,7 @@ const TAXONOMIES = ['categories', 'tags'] as const;
 type PageKey = { documentId: string; kindIndex: number };
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const mapping = () => strapi.plugin(PLUGIN_ID).service('mapping');
+  const mapping = () => getService(strapi, 'mapping');
 
   /** How to read the category and tag names of an entry, wherever the mapping keeps them. */
   function taxonomyReaders(resource: Resource) {
@@ -117,7 +117,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       ],
       populate: Object.assign({}, ...readers.map((reader) => reader.populate)),
     } as never)) as Array<Record<string, any>>;
-    const urls = strapi.plugin(PLUGIN_ID).service('urls');
+    const urls = getService(strapi, 'urls');
     return new Map(
       entries.map((entry) => {
         const slug = (resource.slugField && entry[resource.slugField]) || '';
@@ -140,7 +140,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /** One page of every published entry: the keys in one query, then each type's fields in one more. */
     async list({ offset, limit }: Paging): Promise<PageItem[]> {
       const resources: Resource[] = LISTED.map((kind) => mapping().resource(kind));
-      const locales = strapi.plugin(PLUGIN_ID).service('locales');
+      const locales = getService(strapi, 'locales');
       const scopes: LocaleScope[] = await Promise.all(resources.map((resource) => locales.scopeOf(resource)));
       const keys = await pageKeys(resources, scopes, offset, limit);
       const items = await Promise.all(

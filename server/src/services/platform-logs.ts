@@ -12,6 +12,7 @@ import {
   resolveCheckedAddresses,
 } from '../network/checked-connection';
 import type { EntryLocation } from './activity';
+import { getService } from '../plugin';
 
 /** One delivery as the platform reports it (contract section 2.10), with its Strapi entry when it exists. */
 export type DeliveryLogEntry = {
@@ -55,12 +56,11 @@ const ENTRY_FIELDS = [
  * link-local ones only when platform.allowedHosts lists them.
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const plugin = () => strapi.plugin(PLUGIN_ID);
   const platformConfig = () => (strapi.config.get(`plugin::${PLUGIN_ID}`) as PluginConfig).platform;
 
   return {
     async list(): Promise<DeliveryLogEntry[]> {
-      const { url, apiKey } = await plugin().service('settings').platform();
+      const { url, apiKey } = await getService(strapi, 'settings').platform();
       if (!url || !apiKey) {
         throw new PlatformLogsError(
           400,
@@ -70,9 +70,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const endpoint = new URL(`${url.replace(/\/+$/, '')}${PLATFORM_LOGS_PATH}`);
       const text = await fetchText(endpoint, apiKey, platformConfig());
       const entries = parseEntries(text, endpoint);
-      const found = await plugin()
-        .service('activity')
-        .locate(entries.map((entry) => entry.external_id).filter(Boolean));
+      const found = await getService(strapi, 'activity').locate(
+        entries.map((entry) => entry.external_id).filter(Boolean)
+      );
       return entries.map((entry) => {
         const location = found.get(entry.external_id);
         return location ? { ...entry, entry: location } : entry;

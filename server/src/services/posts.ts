@@ -1,12 +1,12 @@
 import type { Core } from '@strapi/strapi';
 import type { PostCreate, PostUpdate } from '../contract/schemas';
-import { PLUGIN_ID } from '../constants';
 import { ContractError } from '../contract/errors';
 import type { Resource } from '../resources';
 import { toSlug } from '../utils/slug';
 import type { LocaleScope } from './locales';
 import type { Transaction } from './transactions';
 import type { EntityResult, MediaMap } from './types';
+import { getService } from '../plugin';
 
 const sourceKey = (sourceId: string) => `source:${sourceId}`;
 
@@ -17,11 +17,10 @@ const sourceKey = (sourceId: string) => `source:${sourceId}`;
  * type with i18n on, every read and write addresses the plugin's locale (`at`) only.
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const plugin = () => strapi.plugin(PLUGIN_ID);
-  const identities = () => plugin().service('identities');
-  const fields = () => plugin().service('fields');
-  const versions = () => plugin().service('versions');
-  const resource = (): Resource => plugin().service('mapping').resource('post');
+  const identities = () => getService(strapi, 'identities');
+  const fields = () => getService(strapi, 'fields');
+  const versions = () => getService(strapi, 'versions');
+  const resource = (): Resource => getService(strapi, 'mapping').resource('post');
   const posts = () => strapi.documents(resource().uid as never);
 
   /**
@@ -77,7 +76,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       notes.push(`${resource().uid} has no draft & publish, so the post stays published.`);
     }
     return {
-      ...(await plugin().service('entities').response(resource(), documentId, written, at)),
+      ...(await getService(strapi, 'entities').response(resource(), documentId, written, at)),
       notes,
     };
   }
@@ -99,7 +98,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     ];
     await identities().claimAll(transaction.trx, registry, keys, post.documentId);
     return {
-      ...(await plugin().service('entities').response(resource(), post.documentId, post, at)),
+      ...(await getService(strapi, 'entities').response(resource(), post.documentId, post, at)),
       notes,
     };
   }
@@ -111,7 +110,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * the source_id is relinked to a new post.
      */
     async create(input: PostCreate): Promise<EntityResult & { created: boolean }> {
-      const at: LocaleScope = await plugin().service('locales').scopeOf(resource());
+      const at: LocaleScope = await getService(strapi, 'locales').scopeOf(resource());
       return fields().withMedia(resource(), input, async (transaction: Transaction, media: MediaMap) => {
         if (input.source_id) {
           const { registry, uid } = resource();
@@ -129,13 +128,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     async update(documentId: string, input: PostUpdate): Promise<EntityResult> {
-      const at: LocaleScope = await plugin().service('locales').scopeOf(resource());
+      const at: LocaleScope = await getService(strapi, 'locales').scopeOf(resource());
       return fields().withMedia(resource(), input, async (transaction: Transaction, media: MediaMap) => {
-        await plugin().service('entities').lockOrNotFound(transaction, resource(), documentId, at);
+        await getService(strapi, 'entities').lockOrNotFound(transaction, resource(), documentId, at);
         return applyUpdate(transaction, documentId, at, input, media);
       });
     },
 
-    remove: (documentId: string) => plugin().service('entities').remove(resource(), documentId),
+    remove: (documentId: string) => getService(strapi, 'entities').remove(resource(), documentId),
   };
 };

@@ -1,8 +1,8 @@
 import type { Core } from '@strapi/strapi';
 import type { Paging } from '../contract/paging';
 import type { ProductCategoryCreate } from '../contract/schemas';
-import { PLUGIN_ID } from '../constants';
 import type { Resource } from '../resources';
+import { getService } from '../plugin';
 
 /** A product category list item (contract 2.8): all strings. */
 export type ProductCategoryItem = {
@@ -14,13 +14,14 @@ export type ProductCategoryItem = {
 };
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const plugin = () => strapi.plugin(PLUGIN_ID);
-  const resource = (): Resource => plugin().service('mapping').resource('productCategory');
+  const resource = (): Resource => getService(strapi, 'mapping').resource('productCategory');
 
   return {
     /** Idempotent by `source_id` or name (case-insensitive): an existing category is returned as it is. */
     create: ({ name, ...fields }: ProductCategoryCreate) =>
-      plugin().service('categories').create('productCategory', name, fields, { sourceId: fields.source_id }),
+      getService(strapi, 'categories').create('productCategory', name, fields, {
+        sourceId: fields.source_id,
+      }),
 
     /** Published categories in creation order; `parent` is the parent's id, or "" for a top-level one. */
     async list({ offset, limit }: Paging): Promise<ProductCategoryItem[]> {

@@ -1,18 +1,17 @@
 import type { Core } from '@strapi/strapi';
 import type { ProductUpdate } from '../contract/schemas';
-import { PLUGIN_ID } from '../constants';
 import type { Resource } from '../resources';
 import type { Transaction } from './transactions';
 import type { EntityResult, MediaMap } from './types';
+import { getService } from '../plugin';
 
 /**
  * Product copy only (contract 2.7): the schema has no price, SKU or stock, so whatever the
  * site's product type keeps there is never written.
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const plugin = () => strapi.plugin(PLUGIN_ID);
-  const resource = (): Resource => plugin().service('mapping').resource('product');
-  const versions = () => plugin().service('versions');
+  const resource = (): Resource => getService(strapi, 'mapping').resource('product');
+  const versions = () => getService(strapi, 'versions');
 
   return {
     /**
@@ -20,13 +19,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * an editor's unpublished changes stay in the draft, unpublished.
      */
     async update(documentId: string, input: ProductUpdate): Promise<EntityResult> {
-      const at = await plugin().service('locales').scopeOf(resource());
-      return plugin()
-        .service('fields')
-        .withMedia(resource(), input, async (transaction: Transaction, media: MediaMap) => {
-          await plugin().service('entities').lockOrNotFound(transaction, resource(), documentId, at);
+      const at = await getService(strapi, 'locales').scopeOf(resource());
+      return getService(strapi, 'fields').withMedia(
+        resource(),
+        input,
+        async (transaction: Transaction, media: MediaMap) => {
+          await getService(strapi, 'entities').lockOrNotFound(transaction, resource(), documentId, at);
           const toUpdateData = () =>
-            plugin().service('fields').toUpdateData(transaction, resource(), documentId, at, input, media);
+            getService(strapi, 'fields').toUpdateData(transaction, resource(), documentId, at, input, media);
           const { data, notes } = await toUpdateData();
           if (Object.keys(data).length > 0) {
             const published = await versions().isPublished(resource(), documentId, at);
@@ -42,10 +42,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
             notes.push(...update.addedNotes);
           }
           return {
-            ...(await plugin().service('entities').response(resource(), documentId, null, at)),
+            ...(await getService(strapi, 'entities').response(resource(), documentId, null, at)),
             notes,
           };
-        });
+        }
+      );
     },
   };
 };

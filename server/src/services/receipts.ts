@@ -86,7 +86,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    * time. SQLite keeps a Date as epoch milliseconds, the same everywhere.
    */
   const storedInstant = (instant: Date) =>
-    strapi.db.dialect.client === 'sqlite' ? instant : instant.toISOString().replace('T', ' ').replace('Z', '');
+    strapi.db.dialect.client === 'sqlite'
+      ? instant
+      : instant.toISOString().replace('T', ' ').replace('Z', '');
   let lastPruneAt = 0;
   const answersToKeep = new Map<string, { claimant: string; status: number; answer: string | null }>();
   let keeping: Promise<void> | undefined;

@@ -10,6 +10,7 @@ import { API_KEY_ENV, PLUGIN_ID } from '../constants';
 import { newProbeSecret } from '../utils/connection-probe';
 import type { ActivityItem } from './activity';
 import type { ResourceStorage } from './mapping';
+import { getService } from '../plugin';
 
 /** What the plugin keeps in Strapi's core store. Keys are stored encrypted, never in plain text. */
 export type StoredSettings = {
@@ -303,7 +304,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         this.describe(),
         this.capabilities(),
         this.status(),
-        includeLastRequest ? strapi.plugin(PLUGIN_ID).service('activity').latest() : undefined,
+        includeLastRequest ? getService(strapi, 'activity').latest() : undefined,
         this.displayedBaseUrl(requestOrigin),
       ]);
       const defaults = config().capabilities;
@@ -318,7 +319,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           enabledByDefault: defaults[name] ?? false,
         })),
         status: { lastHandshakeAt: status.lastHandshakeAt, lastRequest },
-        storage: strapi.plugin(PLUGIN_ID).service('mapping').describe(),
+        storage: getService(strapi, 'mapping').describe(),
       };
     },
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
 import { PLUGIN_ID } from '../constants';
 import { RESOURCE_KINDS } from '../mapping/catalogue';
+import { getService } from '../plugin';
 
 type Knex = any;
 type SchemaIndex = { name: string; columns: string[] };
@@ -32,7 +33,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const knex = (): Knex => strapi.db.connection;
 
   function slugColumns(): SlugColumn[] {
-    const mapping = strapi.plugin(PLUGIN_ID).service('mapping');
+    const mapping = getService(strapi, 'mapping');
     const columns = new Map<string, SlugColumn>();
     for (const kind of RESOURCE_KINDS) {
       const { uid, slugField } = mapping.resource(kind);

@@ -1,18 +1,16 @@
 import type { Core } from '@strapi/strapi';
-import { PLUGIN_ID } from '../constants';
 import type { NamedKind } from '../mapping/catalogue';
 import { storedName } from '../mapping/text-values';
 import type { Resource } from '../resources';
 import { toSlug } from '../utils/slug';
 import type { Transaction } from './transactions';
-
+import { getService } from '../plugin';
 
 export type FoundOrCreated = { documentId: string; created: boolean };
 
 /** Entities a post or product refers to by name; missing ones are created. */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const plugin = () => strapi.plugin(PLUGIN_ID);
-  const identities = () => plugin().service('identities');
+  const identities = () => getService(strapi, 'identities');
 
   return {
     nameKey: (name: string) => `name:${identities().normalise(name)}`,
@@ -34,7 +32,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         notes = [],
       }: { data?: Record<string, unknown>; sourceId?: string; slug?: string; notes?: string[] } = {}
     ): Promise<FoundOrCreated> {
-      const resource: Resource = plugin().service('mapping').resource(kind);
+      const resource: Resource = getService(strapi, 'mapping').resource(kind);
       const { uid, registry: registryName, nameField, slugField } = resource;
       const registry = identities();
       const nameKey = this.nameKey(name);
@@ -87,7 +85,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       }
       // Names the registry knows are found (and locked) together; the others are found or created
       // one by one, in one global order, which keeps two publishes that share names from deadlocking.
-      const { uid, registry } = plugin().service('mapping').resource(kind) as Resource;
+      const { uid, registry } = getService(strapi, 'mapping').resource(kind) as Resource;
       const keys = [...unique.keys()].sort();
       const ids = await identities().liveTargets(transaction.trx, registry, uid, keys, { shared: true });
       for (const key of keys) {

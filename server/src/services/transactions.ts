@@ -1,9 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Core } from '@strapi/strapi';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PLUGIN_ID } from '../constants';
 import { ContractError } from '../contract/errors';
 import { isConnectionFailure, isLostConnection, isRetryableConflict } from '../utils/database-errors';
+import { getService } from '../plugin';
 
 const MAX_ATTEMPTS = 16;
 const FIRST_BACKOFF_MS = 10;
@@ -135,7 +135,7 @@ function failWhenCommitFails(trx: Knex) {
  * failover. A write the database went away under answers 503 saying what became of it, not 500.
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const receipts = () => strapi.plugin(PLUGIN_ID).service('receipts');
+  const receipts = () => getService(strapi, 'receipts');
   /** Known once a transaction has asked the server; until then each transaction asks on its own connection. */
   let readCommittedIsSafe: boolean | undefined;
 
