@@ -245,6 +245,18 @@ describe('headers are checked before a byte of the body is read', () => {
       },
       /s old/,
     ],
+    [
+      'a malformed signature',
+      () => {
+        const ts = timestamp();
+        return {
+          'X-API-Key': TEST_KEY,
+          'X-Publisher-Timestamp': ts,
+          'X-Publisher-Signature': signatureFor(ts).toUpperCase(),
+        };
+      },
+      /64 lowercase hex/,
+    ],
     ['no headers at all', () => ({}), /Missing header X-API-Key/],
   ])('refuses %s with 401 without waiting for the announced body', async (_name, headers, message) => {
     const reply = await announceBody(headers());
