@@ -1,10 +1,9 @@
 import type { Core } from '@strapi/strapi';
-import type { PluginConfig } from '../config';
 import { PLUGIN_ID } from '../constants';
 import { RESOURCE_KINDS } from '../mapping/catalogue';
 import { createRefusalTally, type Refusal, type RefusalAggregate } from './activity-aggregation';
 import { fitColumn } from '../utils/column-text';
-import { getService } from '../plugin';
+import { getService, pluginConfig } from '../plugin';
 
 export const ACTIVITY_UID = 'plugin::publish-bridge.activity-entry';
 
@@ -172,7 +171,7 @@ export function entryOfAggregate(aggregate: RefusalAggregate): ActivityEntry {
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const query = () => strapi.db.query(ACTIVITY_UID as never);
-  const config = () => (strapi.config.get(`plugin::${PLUGIN_ID}`) as PluginConfig).activityLog;
+  const config = () => pluginConfig(strapi).activityLog;
 
   let queue: ActivityEntry[] = [];
   const refusals = createRefusalTally();

@@ -1,11 +1,9 @@
 import type { Core } from '@strapi/strapi';
-import type { PluginConfig } from '../config';
 import { CAPABILITIES, type Capability } from '../contract/capabilities';
 import { signMessage } from '../contract/signature';
-import { PLUGIN_ID } from '../constants';
 import { isProbeAnswer, newNonce, PROBE_PATH } from '../utils/connection-probe';
 import type { HandshakeResponse } from './handshake';
-import { getService } from '../plugin';
+import { getService, pluginConfig } from '../plugin';
 
 export type ConnectionTestResult = {
   ok: boolean;
@@ -47,8 +45,7 @@ const NOT_THIS_SITE = 'The Public URL does not lead back to this Strapi';
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const settings = () => getService(strapi, 'settings');
-  const timeoutMs = () =>
-    (strapi.config.get(`plugin::${PLUGIN_ID}`) as PluginConfig).connectionTest.timeoutMs;
+  const timeoutMs = () => pluginConfig(strapi).connectionTest.timeoutMs;
 
   /** Undefined when the address answered as this site; otherwise why the key was not sent. */
   async function probeFails(baseUrl: string): Promise<string | undefined> {

@@ -1,10 +1,9 @@
 import type { Core } from '@strapi/strapi';
-import type { PluginConfig } from '../config';
 import { PLUGIN_ID } from '../constants';
 import { ContractError } from '../contract/errors';
 import { RESOURCE_KINDS } from '../mapping/catalogue';
 import type { Resource } from '../resources';
-import { getService } from '../plugin';
+import { getService, pluginConfig } from '../plugin';
 
 /** What the Document Service calls on one resource take: `{ locale }` for a type with i18n on, else nothing. */
 export type LocaleScope = { locale?: string };
@@ -42,7 +41,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
     if (!i18n?.service('content-types').isLocalizedContentType(strapi.contentTypes[resource.uid as never]))
       return {};
     const locales = i18n.service('locales');
-    const { locale } = strapi.config.get(`plugin::${PLUGIN_ID}`) as PluginConfig;
+    const { locale } = pluginConfig(strapi);
     if (!locale) return { locale: await locales.getDefaultLocale() };
     if (!(await locales.findByCode(locale))) {
       const known = ((await locales.find()) as Array<{ code: string }>).map(({ code }) => code).join(', ');

@@ -1,9 +1,9 @@
 import type { Core } from '@strapi/strapi';
-import type { PluginConfig } from '../config';
 import { PLUGIN_ID } from '../constants';
 import { RESOURCE_KINDS, type ResourceKind } from '../mapping/catalogue';
 import { describeZone, resolveMapping, type AttributeSchema, type ResolvedMapping } from '../mapping/resolve';
 import { describeResource, type Resource } from '../resources';
+import { pluginConfig } from '../plugin';
 
 export type ResourceStorage = {
   resource: ResourceKind;
@@ -28,7 +28,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /** Resolved once, after every content type is registered; a site's schema does not change while it runs. */
     resolve(): ResolvedMapping {
       if (!resolved) {
-        const { contentTypes } = strapi.config.get(`plugin::${PLUGIN_ID}`) as PluginConfig;
+        const { contentTypes } = pluginConfig(strapi);
         resolved = resolveMapping(
           contentTypes,
           (uid) => lookup(strapi.contentTypes[uid as never] as unknown as Schema | undefined),

@@ -26,7 +26,7 @@ import { createWeightedSemaphore, WaitAborted } from '../utils/weighted-semaphor
 import { ReplayDetected } from './receipts';
 import type { Transaction } from './transactions';
 import type { MediaResult, UploadedFile } from './types';
-import { getService } from '../plugin';
+import { getService, pluginConfig } from '../plugin';
 
 export type ImportOptions = { alt?: string; caption?: string };
 /** The pixels the images of one request may still add up to (media.maxPixelsPerRequest). */
@@ -245,7 +245,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const identities = () => getService(strapi, 'identities');
   const uploads = () => strapi.plugin('upload').service('upload');
   const files = () => strapi.db.query(FILE_UID as never);
-  const mediaConfig = () => (strapi.config.get(`plugin::${PLUGIN_ID}`) as PluginConfig).media;
+  const mediaConfig = () => pluginConfig(strapi).media;
 
   /**
    * The pixels being decoded at once across all requests the site serves (media.maxPixelsDecodingAtOnce):

@@ -3,7 +3,6 @@ import type { LookupAddress } from 'node:dns';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { PluginConfig } from '../config';
-import { PLUGIN_ID } from '../constants';
 import { parseAllowList } from '../network/address-guard';
 import {
   AddressRefused,
@@ -12,7 +11,7 @@ import {
   resolveCheckedAddresses,
 } from '../network/checked-connection';
 import type { EntryLocation } from './activity';
-import { getService } from '../plugin';
+import { getService, pluginConfig } from '../plugin';
 
 /** One delivery as the platform reports it (contract section 2.10), with its Strapi entry when it exists. */
 export type DeliveryLogEntry = {
@@ -56,7 +55,7 @@ const ENTRY_FIELDS = [
  * link-local ones only when platform.allowedHosts lists them.
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const platformConfig = () => (strapi.config.get(`plugin::${PLUGIN_ID}`) as PluginConfig).platform;
+  const platformConfig = () => pluginConfig(strapi).platform;
 
   return {
     async list(): Promise<DeliveryLogEntry[]> {

@@ -10,7 +10,7 @@ import { API_KEY_ENV, PLUGIN_ID } from '../constants';
 import { newProbeSecret } from '../utils/connection-probe';
 import type { ActivityItem } from './activity';
 import type { ResourceStorage } from './mapping';
-import { getService } from '../plugin';
+import { getService, pluginConfig } from '../plugin';
 
 /** What the plugin keeps in Strapi's core store. Keys are stored encrypted, never in plain text. */
 export type StoredSettings = {
@@ -90,7 +90,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const store = () => strapi.store({ type: 'plugin', name: PLUGIN_ID });
   let cached: { settings: StoredSettings; expiresAt: number } | undefined;
 
-  const config = (): PluginConfig => strapi.config.get(`plugin::${PLUGIN_ID}`) as PluginConfig;
+  const config = (): PluginConfig => pluginConfig(strapi);
   const encryption = () =>
     strapi.service('admin::encryption') as {
       encrypt(value: string): string | null;

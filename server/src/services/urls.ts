@@ -1,11 +1,12 @@
 import type { Core } from '@strapi/strapi';
 import type { PluginConfig } from '../config';
+import { pluginConfig } from '../plugin';
 
 export type PageType = keyof PluginConfig['urlTemplates'];
 
 /** Public URLs from the site's templates, e.g. "https://example.com/blog/{slug}". */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const templates = () => (strapi.config.get('plugin::publish-bridge') as PluginConfig).urlTemplates;
+  const templates = () => pluginConfig(strapi).urlTemplates;
   return {
     hasTemplate: (type: PageType) => Boolean(templates()[type]),
 
