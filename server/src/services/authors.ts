@@ -4,6 +4,7 @@ import type { Resource } from '../resources';
 import type { Transaction } from './transactions';
 import type { EntityResult } from './types';
 import { getService } from '../plugin';
+import { documentsOf } from '../database/documents';
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const resource = (): Resource => getService(strapi, 'mapping').resource('author');
@@ -32,7 +33,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           { ...input, display_name: displayName },
           new Map()
         );
-        const author = await strapi.documents(uid as never).create({ data } as never);
+        const author = await documentsOf(strapi, uid).create({ data });
         await identities.claimAll(transaction.trx, registry, keys, author.documentId);
         return { id: author.documentId, notes };
       });

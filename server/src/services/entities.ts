@@ -5,6 +5,7 @@ import type { LocaleScope } from './locales';
 import type { Transaction } from './transactions';
 import type { DeletedResponse, EntityResponse } from './types';
 import { getService } from '../plugin';
+import { documentsOf } from '../database/documents';
 
 /** What every resource shares: the entity response, and deletion with its identities. */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
@@ -25,9 +26,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const entry =
         written && resource.slugField in written
           ? written
-          : await strapi
-              .documents(resource.uid as never)
-              .findOne({ documentId, ...at, fields: [resource.slugField] } as never);
+          : await documentsOf(strapi, resource.uid).findOne({
+              documentId,
+              ...at,
+              fields: [resource.slugField],
+            });
       const slug = (entry as Record<string, unknown> | null)?.[resource.slugField] as string | undefined;
       return { id: documentId, url: urls.urlFor(resource.pageType, { documentId, slug }) };
     },
@@ -56,7 +59,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const at: LocaleScope = await getService(strapi, 'locales').scopeOf(resource);
       return getService(strapi, 'transactions').run(async (transaction: Transaction) => {
         await this.lockOrNotFound(transaction, resource, documentId, at);
-        await strapi.documents(resource.uid as never).delete({ documentId, ...at } as never);
+        await documentsOf(strapi, resource.uid).delete({ documentId, ...at });
         await getService(strapi, 'identities').forgetTarget(transaction.trx, resource.registry, documentId);
         return { id: documentId, deleted: true as const };
       });

@@ -24,6 +24,7 @@ import type { ImportOptions } from './media';
 import type { Transaction } from './transactions';
 import type { ContractInput, MediaMap, WriteResult } from './types';
 import { getService } from '../plugin';
+import { documentsOf } from '../database/documents';
 
 /**
  * Each HTML value's conversions (to Blocks, to Markdown), made once per request: Blocks when its
@@ -504,9 +505,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         .map(([, target]) => target.attribute);
       const current =
         populate.length > 0
-          ? ((await strapi
-              .documents(resource.uid as never)
-              .findOne({ documentId, ...at, populate } as never)) as Record<string, unknown> | null)
+          ? ((await documentsOf(strapi, resource.uid).findOne({ documentId, ...at, populate })) as Record<
+              string,
+              unknown
+            > | null)
           : null;
       return this.toData(transaction, resource, input, media, current);
     },

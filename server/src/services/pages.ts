@@ -5,6 +5,7 @@ import type { Resource } from '../resources';
 import type { LocaleScope } from './locales';
 import type { PageType } from './urls';
 import { getService } from '../plugin';
+import { documentsOf } from '../database/documents';
 
 /** A page list item (contract 2.9, fields per contract-decisions.md). */
 export type PageItem = {
@@ -105,7 +106,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const directFields = readers
       .filter((reader) => Object.keys(reader.populate).length === 0)
       .map((reader) => resource.fields[reader.field].attribute);
-    const entries = (await strapi.documents(resource.uid as never).findMany({
+    const entries = (await documentsOf(strapi, resource.uid).findMany({
       ...at,
       ...(resource.draftAndPublish ? { status: 'published' } : {}),
       filters: { documentId: { $in: documentIds } },
@@ -116,7 +117,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         ...directFields,
       ],
       populate: Object.assign({}, ...readers.map((reader) => reader.populate)),
-    } as never)) as Array<Record<string, any>>;
+    })) as Array<Record<string, any>>;
     const urls = getService(strapi, 'urls');
     return new Map(
       entries.map((entry) => {

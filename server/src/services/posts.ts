@@ -7,6 +7,7 @@ import type { LocaleScope } from './locales';
 import type { Transaction } from './transactions';
 import type { EntityResult, MediaMap } from './types';
 import { getService } from '../plugin';
+import { documentsOf } from '../database/documents';
 
 const sourceKey = (sourceId: string) => `source:${sourceId}`;
 
@@ -21,7 +22,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const fields = () => getService(strapi, 'fields');
   const versions = () => getService(strapi, 'versions');
   const resource = (): Resource => getService(strapi, 'mapping').resource('post');
-  const posts = () => strapi.documents(resource().uid as never);
+  const posts = () => documentsOf(strapi, resource().uid);
 
   /**
    * The source_id names this post from now on. One that another post holds is refused: two posts
@@ -69,9 +70,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       written = update.written;
       notes.push(...update.addedNotes);
     } else if (shouldBePublished && !published) {
-      await posts().publish({ documentId, ...at } as never);
+      await posts().publish({ documentId, ...at });
     }
-    if (published && !shouldBePublished) await posts().unpublish({ documentId, ...at } as never);
+    if (published && !shouldBePublished) await posts().unpublish({ documentId, ...at });
     if (input.status === 'draft' && !draftAndPublish) {
       notes.push(`${resource().uid} has no draft & publish, so the post stays published.`);
     }
@@ -91,7 +92,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       ...at,
       data: slugField ? { ...data, [slugField]: slug } : data,
       ...(input.status === 'publish' ? { status: 'published' } : {}),
-    } as never);
+    });
     const keys = [
       ...(slug ? [`slug:${slug}`] : []),
       ...(input.source_id ? [sourceKey(input.source_id)] : []),

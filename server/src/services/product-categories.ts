@@ -3,6 +3,7 @@ import type { Paging } from '../contract/paging';
 import type { ProductCategoryCreate } from '../contract/schemas';
 import type { Resource } from '../resources';
 import { getService } from '../plugin';
+import { documentsOf } from '../database/documents';
 
 /** A product category list item (contract 2.8): all strings. */
 export type ProductCategoryItem = {
@@ -30,14 +31,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         fields[field]?.adapter === 'text' ? fields[field].attribute : undefined;
       const parent = fields.parent?.adapter === 'relation' ? fields.parent.attribute : undefined;
       const description = text('description');
-      const categories = (await strapi.documents(uid as never).findMany({
+      const categories = (await documentsOf(strapi, uid).findMany({
         ...(draftAndPublish ? { status: 'published' } : {}),
         fields: [nameField, ...(slugField ? [slugField] : []), ...(description ? [description] : [])],
         ...(parent ? { populate: { [parent]: { fields: ['documentId'] } } } : {}),
         sort: [{ createdAt: 'asc' }, { documentId: 'asc' }],
         start: offset,
         limit,
-      } as never)) as Array<Record<string, any>>;
+      })) as Array<Record<string, any>>;
       return categories.map((category) => ({
         id: category.documentId,
         name: category[nameField] ?? '',

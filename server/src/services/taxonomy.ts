@@ -5,6 +5,7 @@ import type { Resource } from '../resources';
 import { toSlug } from '../utils/slug';
 import type { Transaction } from './transactions';
 import { getService } from '../plugin';
+import { documentsOf } from '../database/documents';
 
 export type FoundOrCreated = { documentId: string; created: boolean };
 
@@ -45,10 +46,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
       // `$eqi` goes through the column's collation: on MySQL/MariaDB "Résumé" matches "Resume",
       // so the candidates are narrowed to the same name the way the registry compares names.
-      const candidates = (await strapi.documents(uid as never).findMany({
+      const candidates = (await documentsOf(strapi, uid).findMany({
         filters: { [nameField]: { $eqi: name.trim() } },
         fields: ['documentId', nameField],
-      } as never)) as Array<Record<string, string>>;
+      })) as Array<Record<string, string>>;
       const existing = candidates.find((candidate) => this.nameKey(candidate[nameField] ?? '') === nameKey);
       if (existing) {
         await registry.claimAll(trx, registryName, [...sourceKeys, nameKey], existing.documentId);
@@ -58,14 +59,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const freeSlug = slugField
         ? await registry.freeSlug(trx, registryName, uid, slugField, toSlug(slug ?? name, registryName))
         : undefined;
-      const created = await strapi.documents(uid as never).create({
+      const created = await documentsOf(strapi, uid).create({
         data: {
           ...data,
           [nameField]: storedName(resource, name.trim(), notes),
           ...(slugField ? { [slugField]: freeSlug } : {}),
         },
         status: 'published',
-      } as never);
+      });
       const claims = new Set([...sourceKeys, nameKey, ...(freeSlug ? [`slug:${freeSlug}`] : [])]);
       await registry.claimAll(trx, registryName, [...claims], created.documentId);
       return { documentId: created.documentId, created: true };

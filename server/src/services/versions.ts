@@ -3,6 +3,7 @@ import type { Core } from '@strapi/strapi';
 import type { Resource } from '../resources';
 import type { WriteResult } from './types';
 import type { LocaleScope } from './locales';
+import { documentsOf, type DocumentEntry } from '../database/documents';
 
 export type EditedDraft = { id: number };
 
@@ -14,7 +15,7 @@ export type EditedDraft = { id: number };
  * this happens in the plugin's locale (`at`); the other locales' rows are never read or moved.
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const documents = (resource: Resource) => strapi.documents(resource.uid as never) as any;
+  const documents = (resource: Resource) => documentsOf(strapi, resource.uid);
   const rows = (resource: Resource) => strapi.db.query(resource.uid as never);
   /** A documentId no document holds: Strapi's are 24 lowercase letters and digits. */
   const asideId = () => `publish-bridge-aside-${randomUUID()}`;
@@ -31,10 +32,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /** The document's draft when it was saved after its published version (the Content Manager's "Modified" rule). */
     async editedDraft(resource: Resource, documentId: string, at: LocaleScope): Promise<EditedDraft | null> {
       const version = (status: 'draft' | 'published') =>
-        documents(resource).findOne({ documentId, ...at, status, fields: ['updatedAt'] }) as Promise<{
-          id: number;
-          updatedAt: string | Date;
-        } | null>;
+        documents(resource).findOne({ documentId, ...at, status, fields: ['updatedAt'] });
       const draft = await version('draft');
       const published = await version('published');
       if (!draft?.updatedAt || !published) return null;
@@ -84,7 +82,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       { published, publish }: { published: boolean; publish: boolean },
       forDraft: WriteResult,
       forPublished: () => Promise<WriteResult>
-    ): Promise<{ written: Record<string, unknown>; addedNotes: string[] }> {
+    ): Promise<{ written: DocumentEntry | null; addedNotes: string[] }> {
       const editedDraft = published && publish ? await this.editedDraft(resource, documentId, at) : null;
       if (!editedDraft) {
         const written = await documents(resource).update({
