@@ -15,6 +15,7 @@ import {
   type InlineNode,
   type ListNode,
 } from '../../server/src/mapping/html-to-blocks';
+import { fastestMs, flatDocumentOf } from '../helpers/timing';
 import { visibleTextOfBlocks, visibleTextOfHtml } from '../helpers/visible-text';
 import { linearParser, MAX_ATTRIBUTES_PER_ELEMENT, type ParseBudget } from '../../server/src/mapping/html-parser';
 
@@ -860,6 +861,18 @@ describe('deep nesting', () => {
     expect(keptHtml.length).toBeGreaterThan(html.length / 3);
     expect(nestingLimitReached).toBe(descends ? true : undefined);
     expectSavable(blocks);
+  });
+
+  it.each([
+    ['div', '<div>', '</div>'],
+    ['unclosed span', '<span>', ''],
+    ['list', '<ul><li>', '</li></ul>'],
+  ])('100,000 levels of %s cost what a flat document of the same size costs', (_label, open, close) => {
+    const deep = `<p>intro</p>${nested(open, close, 100_000)}`;
+    const flat = flatDocumentOf(deep.length);
+    // No block budget: the parser's own budget would cut 100,000 levels before the nesting limit does.
+    expect(htmlToBlocks(deep).nestingLimitReached).toBe(true);
+    expect(fastestMs(() => htmlToBlocks(deep))).toBeLessThan(5 * fastestMs(() => htmlToBlocks(flat)));
   });
 
   it('converts lists and quotes nested within the limit, and keeps the part beyond it', () => {

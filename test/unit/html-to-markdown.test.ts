@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { DomUtils, parseDocument, Parser } from 'htmlparser2';
 import { htmlToMarkdown } from '../../server/src/mapping/html-to-markdown';
 import { MAX_NESTING, parseHtml } from '../../server/src/mapping/html-to-blocks';
+import { fastestMs, flatDocumentOf } from '../helpers/timing';
 
 describe('htmlToMarkdown', () => {
   test('headings, marks, links, lists and code become Markdown', () => {
@@ -248,20 +249,6 @@ describe('htmlToMarkdown: maxBlocks', () => {
 });
 
 describe('htmlToMarkdown: Turndown reads only the tree the budget counted', () => {
-  /** The fastest of a few runs, so that a pause of the machine does not count. */
-  function fastestMs(run: () => unknown): number {
-    let fastest = Infinity;
-    for (let attempt = 0; attempt < 3; attempt += 1) {
-      const start = process.hrtime.bigint();
-      run();
-      fastest = Math.min(fastest, Number(process.hrtime.bigint() - start) / 1e6);
-    }
-    return fastest;
-  }
-
-  /** A flat document of about `length` characters, the cost a body of that size should have. */
-  const flatDocumentOf = (length: number) => '<p>y</p>'.repeat(Math.ceil(length / 8));
-
   it('unclosed formatting elements that a browser would reopen in every later paragraph cost what a flat document costs', () => {
     // htmlparser2 closes each <font> at </p>; an HTML5 parser keeps each open and reopens all of them in every later <p>.
     const count = 600;
