@@ -222,6 +222,16 @@ describe('htmlToMarkdown: raw-text elements', () => {
       expect(outsideIframes(htmlToMarkdown(pastTheLimit, { maxBlocks: 3 }).markdown)).not.toMatch(/<img/);
     }
   );
+
+  it('reads everything after <plaintext> as text, its end tag included, as a browser does', () => {
+    const hidden = '<p>before</p><div><plaintext></div></plaintext><img src=x onerror=alert(1)><p>after</p>';
+    const { root } = parseHtml(hidden);
+    expect(DomUtils.getElementsByTagName('img', root.children)).toEqual([]);
+    expect(DomUtils.getElementsByTagName('p', root.children)).toHaveLength(1);
+    const { markdown } = htmlToMarkdown(hidden);
+    expect(markdown).not.toMatch(/<img/);
+    expect(markdown).toContain('before');
+  });
 });
 
 describe('htmlToMarkdown: deep nesting', () => {
