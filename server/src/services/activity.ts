@@ -4,6 +4,7 @@ import { RESOURCE_KINDS } from '../mapping/catalogue';
 import { createRefusalTally, type Refusal, type RefusalAggregate } from './activity-aggregation';
 import { fitColumn } from '../utils/column-text';
 import { getService, pluginConfig } from '../plugin';
+import { rowsOf } from '../database/schemas';
 
 export const ACTIVITY_UID = 'plugin::publish-bridge.activity-entry';
 
@@ -170,7 +171,7 @@ export function entryOfAggregate(aggregate: RefusalAggregate): ActivityEntry {
  * row per minute, reason and address once their minute has ended, or at a forced `flush()`.
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const query = () => strapi.db.query(ACTIVITY_UID as never);
+  const query = () => rowsOf<ActivityRow>(strapi, ACTIVITY_UID);
   const config = () => pluginConfig(strapi).activityLog;
 
   let queue: ActivityEntry[] = [];
@@ -321,11 +322,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const wanted = [...new Set(ids)];
     if (wanted.length === 0) return found;
     for (const uid of candidateUids()) {
-      const rows = (await strapi.db
-        .query(uid as never)
-        .findMany({ where: { documentId: { $in: wanted } }, select: ['documentId'] })) as {
-        documentId: string;
-      }[];
+      const rows = await rowsOf(strapi, uid).findMany({
+        where: { documentId: { $in: wanted } },
+        select: ['documentId'],
+      });
       for (const { documentId } of rows) found.set(documentId, { uid, documentId });
     }
     return found;
@@ -393,12 +393,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     async list({ page, pageSize, filters }: { page: number; pageSize: number; filters: ActivityFilter[] }) {
       if (pruneIsDue()) await prune();
-      const { results, pagination } = (await query().findPage({
+      const { results, pagination } = await query().findPage({
         page,
         pageSize,
         where: filters.length > 0 ? { $and: filters } : {},
         orderBy: NEWEST_FIRST,
-      })) as { results: ActivityRow[]; pagination: Record<string, number> };
+      });
       const entries = await locate(
         results.map((row) => row.entityId).filter((id): id is string => Boolean(id))
       );

@@ -4,6 +4,7 @@ import { ContractError } from '../contract/errors';
 import { RESOURCE_KINDS } from '../mapping/catalogue';
 import type { Resource } from '../resources';
 import { getService, pluginConfig } from '../plugin';
+import { contentTypeOf } from '../database/schemas';
 
 /** What the Document Service calls on one resource take: `{ locale }` for a type with i18n on, else nothing. */
 export type LocaleScope = { locale?: string };
@@ -38,7 +39,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
    */
   async scopeOf(resource: Resource): Promise<LocaleScope> {
     const i18n = strapi.plugin('i18n');
-    if (!i18n?.service('content-types').isLocalizedContentType(strapi.contentTypes[resource.uid as never]))
+    if (!i18n?.service('content-types').isLocalizedContentType(contentTypeOf(strapi, resource.uid)))
       return {};
     const locales = i18n.service('locales');
     const { locale } = pluginConfig(strapi);

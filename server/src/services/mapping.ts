@@ -1,9 +1,10 @@
 import type { Core } from '@strapi/strapi';
 import { PLUGIN_ID } from '../constants';
 import { RESOURCE_KINDS, type ResourceKind } from '../mapping/catalogue';
-import { describeZone, resolveMapping, type AttributeSchema, type ResolvedMapping } from '../mapping/resolve';
+import { describeZone, resolveMapping, type ResolvedMapping } from '../mapping/resolve';
 import { describeResource, type Resource } from '../resources';
 import { pluginConfig } from '../plugin';
+import { componentOf, contentTypeOf, type Schema } from '../database/schemas';
 
 export type ResourceStorage = {
   resource: ResourceKind;
@@ -13,8 +14,6 @@ export type ResourceStorage = {
   fields: { field: string; attribute: string; storedAs: string }[];
   unmapped: string[];
 };
-
-type Schema = { attributes: Record<string, AttributeSchema>; options?: { draftAndPublish?: boolean } };
 
 /** Where each resource is stored: the site's own types from `contentTypes`, else the plugin's. */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
@@ -31,8 +30,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const { contentTypes } = pluginConfig(strapi);
         resolved = resolveMapping(
           contentTypes,
-          (uid) => lookup(strapi.contentTypes[uid as never] as unknown as Schema | undefined),
-          (uid) => lookup(strapi.components[uid as never] as unknown as Schema | undefined)
+          (uid) => lookup(contentTypeOf(strapi, uid)),
+          (uid) => lookup(componentOf(strapi, uid))
         );
       }
       return resolved;
@@ -52,9 +51,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     describe(): ResourceStorage[] {
       return RESOURCE_KINDS.map((kind) => {
         const { uid, fields, unmapped } = this.resource(kind);
-        const contentType = strapi.contentTypes[uid as never] as unknown as {
-          info?: { displayName?: string };
-        };
+        const contentType = contentTypeOf(strapi, uid);
         return {
           resource: kind,
           uid,

@@ -27,6 +27,8 @@ import { ReplayDetected } from './receipts';
 import type { Transaction } from './transactions';
 import type { MediaResult, UploadedFile } from './types';
 import { getService, pluginConfig } from '../plugin';
+import { joinTableOf } from '../database/tables';
+import { rowsOf } from '../database/schemas';
 
 export type ImportOptions = { alt?: string; caption?: string };
 /** The pixels the images of one request may still add up to (media.maxPixelsPerRequest). */
@@ -244,7 +246,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const transactions = () => getService(strapi, 'transactions');
   const identities = () => getService(strapi, 'identities');
   const uploads = () => strapi.plugin('upload').service('upload');
-  const files = () => strapi.db.query(FILE_UID as never);
+  const files = () => rowsOf(strapi, FILE_UID);
   const mediaConfig = () => pluginConfig(strapi).media;
 
   /**
@@ -383,12 +385,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   /** Whether an entry links the file through a media attribute (the upload plugin's morph table). */
   async function isLinked({ trx }: Transaction, fileId: number): Promise<boolean> {
-    const meta = strapi.db.metadata.get(FILE_UID as never) as unknown as {
-      attributes: { related: { joinTable: { name: string; joinColumn: { name: string } } } };
-    };
-    const { name, joinColumn } = meta.attributes.related.joinTable;
+    const { name, joinColumn } = joinTableOf(strapi, FILE_UID, 'related');
     const knex = strapi.db.connection as any;
-    return Boolean(await knex(name).transacting(trx).first(joinColumn.name).where(joinColumn.name, fileId));
+    return Boolean(await knex(name).transacting(trx).first(joinColumn).where(joinColumn, fileId));
   }
 
   function reasonOf(error: unknown): string {

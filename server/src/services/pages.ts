@@ -6,6 +6,7 @@ import type { LocaleScope } from './locales';
 import type { PageType } from './urls';
 import { getService } from '../plugin';
 import { documentsOf } from '../database/documents';
+import { tableOf } from '../database/tables';
 
 /** A page list item (contract 2.9, fields per contract-decisions.md). */
 export type PageItem = {
@@ -72,12 +73,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const knex = strapi.db.connection;
     const selects = resources.map((resource, kindIndex) => {
       const { locale } = scopes[kindIndex];
-      const meta = strapi.db.metadata.get(resource.uid as never) as {
-        tableName: string;
-        attributes: Record<string, { columnName?: string }>;
-      };
-      const column = (attribute: string) => meta.attributes[attribute]?.columnName ?? attribute;
-      const select = knex(meta.tableName)
+      const { name, column } = tableOf(strapi, resource.uid);
+      const select = knex(name)
         .select({ documentId: column('documentId'), createdAt: column('createdAt') })
         .select(knex.raw(`${Number(kindIndex)} as kind_index`))
         .whereNotNull(column('publishedAt'));

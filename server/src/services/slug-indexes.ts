@@ -3,13 +3,15 @@ import type { Core } from '@strapi/strapi';
 import { PLUGIN_ID } from '../constants';
 import { RESOURCE_KINDS } from '../mapping/catalogue';
 import { getService } from '../plugin';
+import { tableOf } from '../database/tables';
+import { contentTypeOf } from '../database/schemas';
 
 type Knex = any;
 type SchemaIndex = { name: string; columns: string[] };
 type SlugColumn = { uid: string; table: string; column: string };
 
 /** Column types every supported database can index as they are (MySQL cannot index a TEXT column whole). */
-const INDEXABLE_TYPES = new Set(['uid', 'string']);
+const INDEXABLE_TYPES = new Set<string | undefined>(['uid', 'string']);
 /** PostgreSQL cuts identifiers at 63 bytes, MySQL refuses names over 64. */
 const MAX_INDEX_NAME = 63;
 
@@ -38,16 +40,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     for (const kind of RESOURCE_KINDS) {
       const { uid, slugField } = mapping.resource(kind);
       if (!slugField) continue;
-      const attribute = (
-        strapi.contentTypes[uid as never] as { attributes: Record<string, { type: string }> }
-      ).attributes[slugField];
+      const attribute = contentTypeOf(strapi, uid)?.attributes[slugField];
       if (!INDEXABLE_TYPES.has(attribute?.type)) continue;
-      const meta = strapi.db.metadata.get(uid as never) as {
-        tableName: string;
-        attributes: Record<string, { columnName?: string }>;
-      };
-      const column = meta.attributes[slugField]?.columnName ?? slugField;
-      columns.set(`${meta.tableName}.${column}`, { uid, table: meta.tableName, column });
+      const table = tableOf(strapi, uid);
+      const column = table.column(slugField);
+      columns.set(`${table.name}.${column}`, { uid, table: table.name, column });
     }
     return [...columns.values()];
   }

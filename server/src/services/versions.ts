@@ -4,6 +4,7 @@ import type { Resource } from '../resources';
 import type { WriteResult } from './types';
 import type { LocaleScope } from './locales';
 import { documentsOf, type DocumentEntry } from '../database/documents';
+import { rowsOf } from '../database/schemas';
 
 export type EditedDraft = { id: number };
 
@@ -16,7 +17,7 @@ export type EditedDraft = { id: number };
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const documents = (resource: Resource) => documentsOf(strapi, resource.uid);
-  const rows = (resource: Resource) => strapi.db.query(resource.uid as never);
+  const rows = (resource: Resource) => rowsOf(strapi, resource.uid);
   /** A documentId no document holds: Strapi's are 24 lowercase letters and digits. */
   const asideId = () => `publish-bridge-aside-${randomUUID()}`;
 

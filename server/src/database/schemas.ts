@@ -1,0 +1,45 @@
+import type { Core } from '@strapi/strapi';
+import type { AttributeSchema } from '../mapping/resolve';
+
+/**
+ * Content types, components and their rows for uids named at run time. Strapi types these by
+ * the uids an app generates, which a plugin that maps onto any site's types cannot name when it
+ * is compiled: the casts are here, once each, with the shapes the plugin reads.
+ */
+
+/** A content type's or component's schema, as registered. */
+export type Schema = {
+  info?: { displayName?: string };
+  attributes: Record<string, AttributeSchema>;
+  options?: { draftAndPublish?: boolean };
+};
+
+export const contentTypeOf = (strapi: Core.Strapi, uid: string) =>
+  strapi.contentTypes[uid as never] as unknown as Schema | undefined;
+
+export const componentOf = (strapi: Core.Strapi, uid: string) =>
+  strapi.components[uid as never] as unknown as Schema | undefined;
+
+type Row = { id: number; [column: string]: any };
+type Where = Record<string, unknown>;
+type Reading = { where?: Where; select?: string[]; orderBy?: unknown; limit?: number; offset?: number };
+
+/** Strapi's Query Engine (rows, not documents) for the plugin's own bookkeeping types and upload files. */
+export type Rows<R = Row> = {
+  findOne(params: Reading): Promise<R | null>;
+  findMany(params?: Reading): Promise<R[]>;
+  findPage(params: Reading & { page: number; pageSize: number }): Promise<{
+    results: R[];
+    pagination: { page: number; pageSize: number; pageCount: number; total: number };
+  }>;
+  count(params?: { where?: Where }): Promise<number>;
+  create(params: { data: Record<string, unknown> }): Promise<R>;
+  createMany(params: { data: Array<Record<string, unknown>> }): Promise<{ count: number }>;
+  update(params: { where: Where; data: Record<string, unknown> }): Promise<R | null>;
+  delete(params: { where: Where }): Promise<R | null>;
+  deleteMany(params: { where: Where }): Promise<{ count: number }>;
+};
+
+/** `R`: the rows' shape, where the caller knows it. */
+export const rowsOf = <R = Row>(strapi: Core.Strapi, uid: string) =>
+  strapi.db.query(uid as never) as unknown as Rows<R>;
