@@ -412,6 +412,49 @@ describe('an exact replay of a signed write gets the first answer and does not r
     expect((await postsStored()) - rowsBefore).toBe(2);
   });
 
+  it('replays of an update sent at the same moment run it once (no other unique index stops an update twice)', async () => {
+    const created = await site.send('POST', '/posts', { title: 'Updated once', content: '<p>v1</p>', status: 'publish' });
+    const path = `${PREFIX}/posts/${created.body.id}`;
+    const uid = storageOf(site.strapi, 'post').uid;
+    /** Row writes of the post's table while `send` runs: what one run of an update costs, or replays add. */
+    const rowWritesDuring = async (send: () => Promise<unknown>) => {
+      let writes = 0;
+      const count = () => {
+        writes += 1;
+      };
+      const unsubscribe = site.strapi.db.lifecycles.subscribe({
+        models: [uid],
+        beforeCreate: count,
+        beforeUpdate: count,
+        beforeDelete: count,
+      } as never);
+      try {
+        await send();
+      } finally {
+        (unsubscribe as unknown as () => void)();
+      }
+      return writes;
+    };
+    const signedUpdate = (excerpt: string) => {
+      const body = JSON.stringify({ excerpt });
+      return { body, headers: signedHeaders(body) };
+    };
+
+    const once = signedUpdate('ran once');
+    const oneRun = await rowWritesDuring(() => rawRequest(site.baseUrl, 'PUT', path, once.body, once.headers));
+    const replayed = signedUpdate('replayed together');
+    let answers: ExactPathReply[] = [];
+    const replays = await rowWritesDuring(async () => {
+      answers = await Promise.all(
+        Array.from({ length: 8 }, () => rawRequest(site.baseUrl, 'PUT', path, replayed.body, replayed.headers))
+      );
+    });
+
+    expect(oneRun).toBeGreaterThan(0);
+    expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200));
+    expect(replays).toBe(oneRun);
+  });
+
   it('a replayed delete answers as the first did and deletes nothing more', async () => {
     const id = (
       await site.send('POST', '/posts', { title: 'Delete me', content: '<p>x</p>', status: 'draft' })
