@@ -34,7 +34,11 @@ export type DatabaseFaults = {
   /** Ends one connection, as a restart would; answers how many ended (0 or 1). */
   kill(connectionId: number): Promise<number>;
   /** Ends every connection open to the database; answers how many. */
-  killAll(): Promise<number>;
+  /**
+   * Ends every connection open to the database; answers how many, and how many of them were in
+   * a transaction at that moment (a write in flight, not an idle pool connection).
+   */
+  killAll(): Promise<{ killed: number; inTransaction: number }>;
   /** New connections are refused until allowConnections; open ones are left as they are. */
   refuseConnections(): Promise<void>;
   allowConnections(): Promise<void>;
@@ -61,13 +65,17 @@ export async function connectDatabaseFaults(database: TestDatabase): Promise<Dat
         },
         kill: async (connectionId) =>
           (await admin.query('SELECT pg_terminate_backend($1)', [connectionId])).rowCount,
-        killAll: async () =>
-          (
-            await admin.query(
-              'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
-              [name]
-            )
-          ).rowCount,
+        async killAll() {
+          const { rows } = await admin.query(
+            `SELECT pg_terminate_backend(pid) AS killed, xact_start IS NOT NULL AS in_transaction
+             FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
+            [name]
+          );
+          return {
+            killed: rows.filter((row: { killed: boolean }) => row.killed).length,
+            inTransaction: rows.filter((row: { in_transaction: boolean }) => row.in_transaction).length,
+          };
+        },
         refuseConnections: () => setAllowConnections(false),
         async allowConnections() {
           await setAllowConnections(true);
@@ -104,11 +112,17 @@ export async function connectDatabaseFaults(database: TestDatabase): Promise<Dat
         kill,
         async killAll() {
           const [rows] = await admin.query(
-            'SELECT ID AS id FROM information_schema.PROCESSLIST WHERE DB = ? AND ID <> CONNECTION_ID()',
+            `SELECT p.ID AS id, t.trx_id IS NOT NULL AS in_transaction
+             FROM information_schema.PROCESSLIST p
+             LEFT JOIN information_schema.INNODB_TRX t ON t.trx_mysql_thread_id = p.ID
+             WHERE p.DB = ? AND p.ID <> CONNECTION_ID()`,
             [name]
           );
           const killed = await Promise.all(rows.map((row: { id: number }) => kill(row.id)));
-          return killed.reduce((sum, count) => sum + count, 0);
+          return {
+            killed: killed.reduce((sum, count) => sum + count, 0),
+            inTransaction: rows.filter((row: { in_transaction: number }) => Number(row.in_transaction) === 1).length,
+          };
         },
         async refuseConnections() {
           await admin.query(`ALTER USER ${siteUser} ACCOUNT LOCK`);

@@ -347,13 +347,18 @@ describeOnServers(`the database dropping every connection of a running site ${ON
     const leakedBefore = (await instance.call<string[]>('unhandledRejections')).length;
     const pending = Promise.all(Array.from({ length: 30 }, (_, index) => publish(run, index)));
     let kills = 0;
+    let writesInFlight = 0;
     for (let round = 0; round < 3; round += 1) {
       await sleep(150);
-      kills += await faults.killAll();
+      const { killed, inTransaction } = await faults.killAll();
+      kills += killed;
+      writesInFlight += inTransaction;
     }
     const replies = await pending;
 
     expect(kills).toBeGreaterThan(0);
+    // Killing only idle pool connections would prove nothing: some died inside a transaction.
+    expect(writesInFlight).toBeGreaterThan(0);
     expectWholeAnswers(replies);
     await expectNoPartialWrites(run, replies);
     recordTally({
