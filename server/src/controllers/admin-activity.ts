@@ -2,7 +2,8 @@ import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { describeZodError } from '../contract/errors';
-import { FILTERABLE_ACTIONS, OUTCOMES, type ActivityFilter } from '../services/activity';
+import { OUTCOMES } from '../contract/admin-api';
+import { FILTERABLE_ACTIONS, type ActivityFilter } from '../services/activity';
 import { getService } from '../plugin';
 
 /** The operators Strapi's admin `Filters` offers for an enumeration; `$null`/`$notNull` carry "true" or "false". */

@@ -1,5 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import { PLUGIN_ID } from '../constants';
+import type { ActivityItem, EntryLocation, Outcome } from '../contract/admin-api';
 import { RESOURCE_KINDS } from '../mapping/catalogue';
 import { createRefusalTally, type Refusal, type RefusalAggregate } from './activity-aggregation';
 import { fitColumn } from '../utils/column-text';
@@ -7,9 +8,6 @@ import { getService, pluginConfig } from '../plugin';
 import { rowsOf } from '../database/schemas';
 
 export const ACTIVITY_UID = 'plugin::publish-bridge.activity-entry';
-
-export const OUTCOMES = ['success', 'rejected', 'error'] as const;
-export type Outcome = (typeof OUTCOMES)[number];
 
 /** The contract's endpoints by the name the log gives them; any other request is logged as `unknown`. */
 export const CONTRACT_ACTIONS = [
@@ -66,16 +64,7 @@ export type ActivityEntry = {
   lastSeenAt?: Date;
 };
 
-/** A Strapi entry an id points at, for a link to the Content Manager. */
-export type EntryLocation = { uid: string; documentId: string };
-
 type ActivityRow = Omit<ActivityEntry, 'count'> & { id: number; count: number | null };
-export type ActivityItem = Omit<ActivityRow, 'receivedAt' | 'lastSeenAt' | 'count'> & {
-  receivedAt: string;
-  lastSeenAt?: string;
-  count: number;
-  entry?: EntryLocation;
-};
 
 export type ActivityFilter = Partial<Record<'outcome' | 'action', Record<string, string | boolean>>>;
 

@@ -1,23 +1,10 @@
 import type { Core } from '@strapi/strapi';
+import type { ConnectionTestResult } from '../contract/admin-api';
+import type { HandshakeResponse } from './handshake';
 import { CAPABILITIES, type Capability } from '../contract/capabilities';
 import { signMessage } from '../contract/signature';
 import { isProbeAnswer, newNonce, PROBE_PATH } from '../utils/connection-probe';
-import type { HandshakeResponse } from './handshake';
 import { getService, pluginConfig } from '../plugin';
-
-export type ConnectionTestResult = {
-  ok: boolean;
-  /** The handshake URL the server called: the configured base URL plus `/handshake`; none when nothing was signed. */
-  url?: string;
-  /** What the user should know or do next, in one sentence or two. */
-  message: string;
-  status?: number;
-  durationMs?: number;
-  /** What the site declared in a successful handshake; never the raw answer. */
-  handshake?: ParsedHandshake;
-};
-
-export type ParsedHandshake = Pick<HandshakeResponse, 'contract' | 'version' | 'site' | 'capabilities'>;
 
 /** Non-ASCII text in the probe makes a proxy that re-encodes bodies break the signature, as it would for real posts. */
 const PROBE_BODY = JSON.stringify({ connection_test: true, probe: 'Grüße, 東京, €' });
@@ -160,8 +147,8 @@ function verdict(
       ok: true,
       message: `The signed handshake went through ${url} and came back intact: headers, body and signature survived every proxy on the way.`,
       handshake: {
-        contract: String(body.contract) as ParsedHandshake['contract'],
-        version: String(body.version) as ParsedHandshake['version'],
+        contract: String(body.contract),
+        version: String(body.version),
         site: { name: String(site.name ?? ''), url: String(site.url ?? '') },
         capabilities: body.capabilities.filter((name): name is Capability => CAPABILITIES.includes(name)),
       },

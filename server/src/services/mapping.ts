@@ -1,19 +1,11 @@
 import type { Core } from '@strapi/strapi';
 import { PLUGIN_ID } from '../constants';
+import type { ResourceStorage } from '../contract/admin-api';
 import { RESOURCE_KINDS, type ResourceKind } from '../mapping/catalogue';
 import { describeZone, resolveMapping, type ResolvedMapping } from '../mapping/resolve';
 import { describeResource, type Resource } from '../resources';
 import { pluginConfig } from '../plugin';
 import { componentOf, contentTypeOf, type Schema } from '../database/schemas';
-
-export type ResourceStorage = {
-  resource: ResourceKind;
-  uid: string;
-  displayName: string;
-  ownedByPlugin: boolean;
-  fields: { field: string; attribute: string; storedAs: string }[];
-  unmapped: string[];
-};
 
 /** Where each resource is stored: the site's own types from `contentTypes`, else the plugin's. */
 export default ({ strapi }: { strapi: Core.Strapi }) => {

@@ -10,20 +10,8 @@ import {
   pinnedLookup,
   resolveCheckedAddresses,
 } from '../network/checked-connection';
-import type { EntryLocation } from './activity';
+import type { DeliveryLogEntry } from '../contract/admin-api';
 import { getService, pluginConfig } from '../plugin';
-
-/** One delivery as the platform reports it (contract section 2.10), with its Strapi entry when it exists. */
-export type DeliveryLogEntry = {
-  log_id: string;
-  action: string;
-  status: string;
-  external_id: string;
-  create_at: string;
-  request_payload: string;
-  response_payload: string;
-  entry?: EntryLocation;
-};
 
 /** A problem with the platform's answer, phrased for the admin; `status` is what the admin API answers. */
 export class PlatformLogsError extends Error {

@@ -8,8 +8,7 @@ import {
 import type { PluginConfig } from '../config';
 import { API_KEY_ENV, PLUGIN_ID } from '../constants';
 import { newProbeSecret } from '../utils/connection-probe';
-import type { ActivityItem } from './activity';
-import type { ResourceStorage } from './mapping';
+import type { BaseUrlSource, SettingsDescription, SettingsOverview } from '../contract/admin-api';
 import { getService, pluginConfig } from '../plugin';
 
 /** What the plugin keeps in Strapi's core store. Keys are stored encrypted, never in plain text. */
@@ -33,34 +32,6 @@ export type StoredSettings = {
 export type StoredSecret = { ciphertext: string; last4: string; setAt: string };
 
 export type ConnectionStatus = { lastHandshakeAt?: string };
-
-/** A key as the admin panel may see it: never the key, only its last characters. */
-export type MaskedSecret = { last4: string; setAt?: string };
-
-export type SettingsDescription = {
-  connectionKey: MaskedSecret & {
-    configured: boolean;
-    managedByEnvironment: boolean;
-    previousKeyAcceptedUntil?: string;
-  };
-  publicUrl?: string;
-  platform: { url?: string; key?: MaskedSecret };
-  encryptionAvailable: boolean;
-};
-
-/**
- * Where the base URL comes from. Only 'settings' and 'server.url' were set by someone trusted
- * with the configuration; 'request' is the address the admin's browser used, shown as a guess.
- */
-export type BaseUrlSource = 'settings' | 'server.url' | 'request';
-
-export type SettingsOverview = SettingsDescription & {
-  baseUrl: string;
-  baseUrlSource: BaseUrlSource;
-  capabilities: { name: Capability; description: string; enabled: boolean; enabledByDefault: boolean }[];
-  status: { lastHandshakeAt?: string; lastRequest?: ActivityItem };
-  storage: ResourceStorage[];
-};
 
 export type SettingsChanges = {
   connectionKey?: { value: string; graceMs: number };
