@@ -44,23 +44,9 @@ export type Exchange = {
   notes?: string[];
 };
 
-export type ActivityEntry = {
+/** A log row as it is written: the item the admin lists, before the database gave it an id. */
+export type ActivityEntry = Omit<ActivityItem, 'id' | 'entry' | 'receivedAt' | 'lastSeenAt'> & {
   receivedAt: Date;
-  requestId?: string;
-  method: string;
-  path: string;
-  action: string;
-  httpStatus: number;
-  outcome: Outcome;
-  entityId?: string;
-  durationMs?: number;
-  reason?: string;
-  notes?: string[];
-  /** How many requests the row stands for: 1, or the count of an aggregate of refusals. */
-  count: number;
-  /** Aggregates only: the refusal's code (e.g. `wrong_key`), the address (none when folded) and the last one's time. */
-  refusal?: string;
-  sourceAddress?: string;
   lastSeenAt?: Date;
 };
 
