@@ -1,6 +1,7 @@
 /**
- * Shapes of the plugin's admin API: what its routes answer is declared once, on the server side
- * (server/src/contract/admin-api.ts); what this page sends is declared here.
+ * Shapes of the plugin's admin API, declared once on the server side: what its routes answer
+ * (server/src/contract/admin-api.ts) and what this page may send (the zod schemas the server
+ * validates with, server/src/contract/admin-schemas.ts).
  */
 export type {
   ActivityItem,
@@ -17,11 +18,4 @@ export type {
   SettingsOverview as Settings,
 } from '../../server/src/contract/admin-api';
 
-export type SettingsUpdate = {
-  connectionKey?: { value: string; graceMinutes: number };
-  capabilities?: Record<string, boolean>;
-  publicUrl?: string;
-  platform?: { url?: string; key?: string };
-};
-
-export type ActivityQuery = { page?: string | number; pageSize?: string | number; filters?: unknown };
+export type { ActivityQuery, SettingsUpdate } from '../../server/src/contract/admin-schemas';

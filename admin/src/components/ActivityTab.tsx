@@ -5,7 +5,7 @@ import { Filters, Page, Pagination, Table, useQueryParams } from '@strapi/strapi
 import { useIntl } from 'react-intl';
 import { useFormatDateTime } from '../hooks/useFormatDateTime';
 import { useGetPublishBridgeActivityQuery } from '../services/api';
-import type { ActivityItem } from '../types';
+import type { ActivityItem, ActivityQuery } from '../types';
 import { getTranslation } from '../utils/getTranslation';
 import { DetailsModal } from './DetailsModal';
 import { EntryLink } from './EntryLink';
@@ -20,7 +20,7 @@ export const ActivityTab = ({ prefix }: { prefix: string }) => {
   const formatDateTime = useFormatDateTime();
   const formatShortDateTime = useFormatDateTime('short');
   const refusalText = useRefusalText();
-  const [{ query }] = useQueryParams<{ page?: string; pageSize?: string; filters?: unknown }>();
+  const [{ query }] = useQueryParams<ActivityQuery>();
   const [selected, setSelected] = React.useState<ActivityItem>();
   const { data, isLoading, isFetching, isError, refetch } = useGetPublishBridgeActivityQuery(
     { page: query.page ?? 1, pageSize: query.pageSize ?? 10, filters: query.filters },

@@ -26,6 +26,10 @@ export class Unauthenticated extends ContractError {
 
 export const errorBody = (message: string): ErrorBody => ({ error: message });
 
+/** The answer to an error nobody foresaw: no detail, only the id to find it in the site's log. */
+export const internalErrorMessage = (requestId: string) =>
+  `The site could not complete the request because of an internal error. Nothing was changed; try again, and if it persists give the site's administrator request id ${requestId}.`;
+
 const MAX_ISSUES_SHOWN = 3;
 
 export function describeZodError(error: z.ZodError): string {

@@ -1,9 +1,8 @@
 import type { Core } from '@strapi/strapi';
 import type { Context, Next } from 'koa';
-import { ContractError, errorBody } from '../contract/errors';
+import { ContractError, errorBody, internalErrorMessage } from '../contract/errors';
 import { PLUGIN_ID } from '../constants';
 import { requireVerified } from '../utils/verified-requests';
-import { internalErrorMessage } from './contract-gate';
 
 /** A mapped content type's own rules (lengths, required fields) are the sender's to satisfy: 400, not 500. */
 const isStrapiValidationError = (error: unknown): error is Error =>

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
 import type { Context, Next } from 'koa';
-import { ContractError, errorBody, Unauthenticated } from '../contract/errors';
+import { ContractError, errorBody, internalErrorMessage, Unauthenticated } from '../contract/errors';
 import {
   HEADER_API_KEY,
   HEADER_SIGNATURE,
@@ -246,6 +246,3 @@ export const refusalOf = (ctx: Context, reason: string, at = new Date()): Refusa
   status: ctx.status,
   message: (ctx.body as { error?: string } | undefined)?.error ?? '',
 });
-
-export const internalErrorMessage = (requestId: string) =>
-  `The site could not complete the request because of an internal error. Nothing was changed; try again, and if it persists give the site's administrator request id ${requestId}.`;
