@@ -7,6 +7,6 @@ import { getService } from './plugin';
  */
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
   await getService(strapi, 'markdown').stop();
-  await getService(strapi, 'receipts').flush();
+  await getService(strapi, 'receipts').stop();
   await getService(strapi, 'activity').flush();
 };

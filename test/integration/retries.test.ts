@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { connectDatabaseFaults, testDatabaseClient } from '../helpers/databases';
 import { rowsOf, storageOf } from '../helpers/inspect';
 import { exactPathRequest as rawRequest } from '../helpers/raw-http';
 import { signedHeaders } from '../helpers/signing';
@@ -77,4 +78,46 @@ describe.each([
     expect(errorsLogged).toEqual([]);
     expect(await postsTitled(title)).toHaveLength(1);
   });
+});
+
+// An in-process site connects as the database's owner; MariaDB refuses connections by locking a
+// user of the site's own (see faults.test.ts), which this site does not use.
+const onPostgres = testDatabaseClient() === 'postgres' ? describe : describe.skip;
+
+onPostgres('a post with images whose write the database went away under (PostgreSQL only: MariaDB refuses connections per user)', () => {
+  it('answers 503, and runs when sent again once the database is back', async () => {
+    const faults = await connectDatabaseFaults(site.database);
+    try {
+      const title = `Database away ${randomBytes(4).toString('hex')}`;
+      const body = postWithImages(title);
+      const headers = signedHeaders(body);
+      // The images are imported (their transactions commit the receipt); then, as the post is
+      // created, the database goes away and stays away past the write's own retries.
+      let armed = true;
+      const unsubscribe = site.strapi.db.lifecycles.subscribe({
+        models: [storageOf(site.strapi, 'post').uid],
+        beforeCreate: async () => {
+          if (!armed) return;
+          armed = false;
+          await faults.refuseConnections();
+          await faults.killAll();
+        },
+      } as never);
+      let failed;
+      try {
+        failed = await rawRequest(site.baseUrl, 'POST', `${PREFIX}/posts`, body, headers);
+      } finally {
+        (unsubscribe as unknown as () => void)();
+        await faults.allowConnections();
+      }
+      expect(failed.status).toBe(503);
+
+      const retried = await rawRequest(site.baseUrl, 'POST', `${PREFIX}/posts`, body, headers);
+      expect(retried).toMatchObject({ status: 200, body: { id: expect.any(String) } });
+      expect(await postsTitled(title)).toHaveLength(1);
+    } finally {
+      await faults.allowConnections();
+      await faults.end();
+    }
+  }, 120_000);
 });

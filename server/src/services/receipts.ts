@@ -92,6 +92,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   let lastPruneAt = 0;
   const answersToKeep = new Map<string, { claimant: string; status: number; answer: string | null }>();
   let keeping: Promise<void> | undefined;
+  /** Failures whose receipts are still being marked retryable, and whether the site is stopping. */
+  const failuresToKeep = new Set<Promise<void>>();
+  /** The claimants of those failures: a retry reaching this instance meanwhile may take their receipts over. */
+  const failedClaimants = new Set<string>();
+  let stopping = false;
 
   /** Deletes the receipts whose window, and the margin after it, have passed. */
   async function prune(): Promise<void> {
@@ -147,27 +152,50 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   /**
    * Whether a receipt already in place is this request's: an earlier transaction of it, or one
    * whose commit raced a lost connection, took it; or the same request failed with a 5xx
-   * before, and this one takes the receipt over. A request runs several transactions at once
-   * (its image imports): when one of them took the receipt over while another waited at the
-   * row, the waiting one finds it taken by its own request.
+   * before, and this one takes the receipt over: marked retryable, or known here to have failed
+   * while the mark has not landed yet (the database was away). A request runs several
+   * transactions at once (its image imports): when one of them took the receipt over while
+   * another waited at the row, the waiting one finds it taken by its own request.
    */
   async function ownsReceipt(trx: Knex, claim: WriteClaim): Promise<boolean> {
     const holder = await holderOf(claim.fingerprint, trx);
-    if (holder?.claimant === claim.claimant) return true;
-    if (holder?.status == null || Number(holder.status) !== FAILED) return false;
+    if (!holder) return false;
+    if (holder.claimant === claim.claimant) return true;
+    const markedFailed = holder.status != null && Number(holder.status) === FAILED;
+    const failedHere = holder.status == null && failedClaimants.has(holder.claimant);
+    if (!markedFailed && !failedHere) return false;
     const { column } = table();
     const takenOver = await rows(trx)
-      .where({ [column('fingerprint')]: claim.fingerprint, [column('httpStatus')]: FAILED })
+      .where({ [column('fingerprint')]: claim.fingerprint, [column('claimant')]: holder.claimant })
       .update({ [column('claimant')]: claim.claimant, [column('httpStatus')]: null });
     return takenOver === 1 || (await holderOf(claim.fingerprint, trx))?.claimant === claim.claimant;
   }
 
-  /** Marks the receipt of a write that failed with a 5xx as retryable. */
-  async function keepFailure({ fingerprint, claimant }: WriteClaim) {
+  /**
+   * Marks the receipt of a write that failed with a 5xx as retryable. A 5xx often means the
+   * database is away: then the mark is tried again, until it lands or the receipt's window has
+   * closed (no replay of it can be presented after that) or the site stops. Otherwise a receipt
+   * that image imports committed would stay "still running", and every retry would get 409.
+   */
+  async function keepFailure({ fingerprint, claimant, expiresAt }: WriteClaim) {
     const { column } = table();
-    await rows()
-      .where({ [column('fingerprint')]: fingerprint, [column('claimant')]: claimant })
-      .update({ [column('httpStatus')]: FAILED, [column('answer')]: null });
+    for (let waitMs = FIRST_POLL_MS; ; waitMs = Math.min(MAX_POLL_MS, waitMs * 2)) {
+      try {
+        await rows()
+          .where({ [column('fingerprint')]: fingerprint, [column('claimant')]: claimant })
+          .update({ [column('httpStatus')]: FAILED, [column('answer')]: null });
+        return;
+      } catch (error) {
+        if (stopping || Date.now() > expiresAt.getTime()) {
+          strapi.log.warn(
+            `[${PLUGIN_ID}] could not mark a failed request as retryable: ${(error as Error).message}`
+          );
+          return;
+        }
+        // Unref'd: a retry must not keep a stopping process alive.
+        await sleep(waitMs, undefined, { ref: false });
+      }
+    }
   }
 
   /** Polls for the first request's answer, kept once it finished. */
@@ -246,10 +274,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     async settle(claim: WriteClaim, { status, body }: Answer): Promise<void> {
       if (!claim.held || claim.replayed) return;
       if (status >= 500) {
-        const kept = keepFailure(claim).catch((error: Error) =>
-          strapi.log.warn(`[${PLUGIN_ID}] could not mark a failed request as retryable: ${error.message}`)
-        );
-        await Promise.race([kept, sleep(KEEP_FAILURE_WAIT_MS)]);
+        const kept = keepFailure(claim);
+        failuresToKeep.add(kept);
+        failedClaimants.add(claim.claimant);
+        void kept.finally(() => {
+          failuresToKeep.delete(kept);
+          failedClaimants.delete(claim.claimant);
+        });
+        await Promise.race([kept, sleep(KEEP_FAILURE_WAIT_MS, undefined, { ref: false })]);
         return;
       }
       answersToKeep.set(claim.fingerprint, {
@@ -262,9 +294,19 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     prune,
 
-    /** Waits for the answers not yet kept: before Strapi stops. */
+    /** Waits for the answers not yet kept. */
     async flush() {
       while (keeping) await keeping;
+    },
+
+    /** Before Strapi stops: keeps the answers not yet kept, and gives up marking failures. */
+    async stop() {
+      stopping = true;
+      await this.flush();
+      await Promise.race([
+        Promise.all(failuresToKeep),
+        sleep(KEEP_FAILURE_WAIT_MS, undefined, { ref: false }),
+      ]);
     },
   };
 };
