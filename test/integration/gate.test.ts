@@ -548,6 +548,28 @@ describe('an exact replay of a signed write gets the first answer and does not r
     }
   });
 
+  it('the same signed body sent to one path with another method is another request: a DELETE after a PUT with its headers deletes', async () => {
+    const uid = storageOf(site.strapi, 'post').uid;
+    const created = await site.send('POST', '/posts', {
+      title: 'Method apart',
+      content: '<p>x</p>',
+      status: 'publish',
+    });
+    const id = created.body.id;
+    // The signature covers the timestamp and the body, not the method: both requests carry the same one.
+    const headers = signedHeaders('');
+    const put = await rawRequest(site.baseUrl, 'PUT', `${PREFIX}/posts/${id}`, '', headers);
+    expect(put).toMatchObject({ status: 200, body: { id } });
+    const deleted = await rawRequest(site.baseUrl, 'DELETE', `${PREFIX}/posts/${id}`, '', headers);
+    expect(deleted).toMatchObject({ status: 200, body: { id, deleted: true } });
+    expect(await site.strapi.documents(uid as never).findOne({ documentId: id } as never)).toBeNull();
+    // Each is still an exact replay of itself.
+    expect(await rawRequest(site.baseUrl, 'PUT', `${PREFIX}/posts/${id}`, '', headers)).toMatchObject({
+      status: put.status,
+      body: put.body,
+    });
+  });
+
   it('a body that arrives after the timestamp window closed is refused, so an expired receipt cannot be reused', async () => {
     const configKey = 'plugin::publish-bridge.timestampToleranceMs';
     const tolerance = site.strapi.config.get(configKey);
