@@ -197,6 +197,27 @@ describe('authentication with no key in the environment', () => {
     expectUnauthorized(await site.send('POST', '/handshake', HANDSHAKE, { key: TEST_KEY }), /X-API-Key/);
   });
 
+  it('reads a stored key from memory: twenty forged requests in a row read the stored settings at most twice, not once each', async () => {
+    await site.strapi.plugin('publish-bridge').service('settings').setApiKey('stored-connection-key');
+    const settingsReads: string[] = [];
+    const onQuery = ({ sql }: { sql: string }) => {
+      if (sql.includes('strapi_core_store_settings')) settingsReads.push(sql);
+    };
+    site.strapi.db.connection.on('query', onQuery);
+    try {
+      for (let index = 0; index < 20; index += 1) {
+        expectUnauthorized(
+          await site.send('POST', '/handshake', HANDSHAKE, { key: 'stored-connection-key-forged' }),
+          /X-API-Key does not match/
+        );
+      }
+    } finally {
+      site.strapi.db.connection.removeListener('query', onQuery);
+    }
+    // One read when the cache (settingsCacheMs) was empty or had expired, another if it expired during the run.
+    expect(settingsReads.length).toBeLessThanOrEqual(2);
+  });
+
   it('keeps the stored key encrypted, not in plain text', async () => {
     const stored = await site.strapi
       .store({ type: 'plugin', name: 'publish-bridge' })
