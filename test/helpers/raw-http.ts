@@ -134,7 +134,14 @@ export function exactPathRequest(
         port,
         method,
         path,
-        headers: { ...(body ? { 'Content-Type': 'application/json' } : {}), ...headers },
+        // Node frames a DELETE's body only with a Content-Length: without one its bytes would
+        // follow the request unannounced, and the server would read them as a next request.
+        headers: {
+          ...(body
+            ? { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) }
+            : {}),
+          ...headers,
+        },
       },
       (response) => {
         const chunks: Buffer[] = [];
