@@ -374,6 +374,29 @@ describe('an exact replay of a signed write gets the first answer and does not r
     );
   });
 
+  it('the answers of writes that finish together are kept in shared commits, not one commit each', async () => {
+    const receipts = site.strapi.db.metadata.get('plugin::publish-bridge.request-receipt' as never).tableName;
+    const transactionsOfAnswers: string[] = [];
+    const onQuery = ({ sql, __knexTxId }: { sql: string; __knexTxId?: string }) => {
+      if (sql.includes(receipts) && /^update/i.test(sql)) transactionsOfAnswers.push(String(__knexTxId));
+    };
+    site.strapi.db.connection.on('query', onQuery);
+    try {
+      const replies = await Promise.all(
+        Array.from({ length: 20 }, (_, index) =>
+          site.send('POST', '/posts', { title: `Kept together ${index}`, content: '<p>x</p>', status: 'draft' })
+        )
+      );
+      expect(replies.map((reply) => reply.status)).toEqual(Array(20).fill(200));
+      await site.strapi.plugin('publish-bridge').service('receipts').flush();
+    } finally {
+      site.strapi.db.connection.removeListener('query', onQuery);
+    }
+    // One commit each would be 20; twenty writes finishing together share some.
+    expect(transactionsOfAnswers).toHaveLength(20);
+    expect(new Set(transactionsOfAnswers).size).toBeLessThan(20);
+  });
+
   it('a replayed create (no source_id, so it would create again) answers the first id and stores one post', async () => {
     const body = JSON.stringify({ title: 'Replayed', content: '<p>once</p>', status: 'draft' });
     const headers = signedHeaders(body);
