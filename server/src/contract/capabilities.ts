@@ -21,9 +21,6 @@ export const CAPABILITY_DESCRIPTIONS: Record<Capability, string> = {
   'pages.list': 'List published pages so the publisher can sync and classify them.',
 };
 
-export const isCapability = (value: string): value is Capability =>
-  (CAPABILITIES as readonly string[]).includes(value);
-
 export type CapabilitySettings = Record<Capability, boolean>;
 
 export const enabledCapabilities = (settings: CapabilitySettings): Capability[] =>
