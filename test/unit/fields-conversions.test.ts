@@ -12,16 +12,15 @@ const htmlToBlocks = blocks.htmlToBlocks as jest.MockedFunction<typeof blocks.ht
  * How often one request converts an HTML field. Only the plugin config and the media service's
  * budget are read on this path, so a site stand-in that answers them is enough.
  */
-const settings = {
-  config: () => ({
-    richtextFormat: 'blocks',
-    content: { maxBlocks: 2_000, markdownTimeoutMs: 5_000 },
-    media: { maxInlineImages: 20, concurrentDownloads: 4, importInlineImages: true },
-  }),
+const config = {
+  richtextFormat: 'blocks',
+  content: { maxBlocks: 2_000, markdownTimeoutMs: 5_000 },
+  media: { maxInlineImages: 20, concurrentDownloads: 4, importInlineImages: true },
 };
 const mediaService = { requestBudget: () => ({ remaining: Infinity }) };
 const site = {
-  plugin: () => ({ service: (name: string) => (name === 'media' ? mediaService : settings) }),
+  config: { get: () => config },
+  plugin: () => ({ service: () => mediaService }),
 } as never;
 
 const post: Resource = {

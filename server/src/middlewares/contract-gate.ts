@@ -20,7 +20,7 @@ import type { SignedWrite, WriteClaim } from '../services/receipts';
 import { pathBelowPrefix } from '../utils/prefix-path';
 import { readRawBody } from '../utils/raw-body';
 import { markVerified, verifiedRequestOf } from '../utils/verified-requests';
-import { getService } from '../plugin';
+import { getService, pluginConfig } from '../plugin';
 
 /** Methods that change nothing: a replay of one is harmless, so reads are served without a receipt. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -52,7 +52,7 @@ export function createContractGate(strapi: Core.Strapi) {
   return async function contractGate(ctx: Context, next: Next) {
     const path = readablePath(ctx);
     if (path === undefined) return refuseUnreadableTarget(ctx);
-    const pathBelow = pathBelowPrefix(path, settings().config().prefix);
+    const pathBelow = pathBelowPrefix(path, pluginConfig(strapi).prefix);
     if (pathBelow === undefined) {
       sendHeldContinue(ctx.req, ctx.res);
       return next();
@@ -85,7 +85,7 @@ export function createContractGate(strapi: Core.Strapi) {
     ctx.set('Connection', 'close');
     ctx.status = 400;
     ctx.body = errorBody(
-      `The request target is not a path this site can read. Send a path such as ${settings().config().prefix}/handshake in the request line, or a valid absolute URL.`
+      `The request target is not a path this site can read. Send a path such as ${pluginConfig(strapi).prefix}/handshake in the request line, or a valid absolute URL.`
     );
   }
 
@@ -115,7 +115,7 @@ export function createContractGate(strapi: Core.Strapi) {
 
   /** Headers first, so a stranger's body is never buffered; then the signature over the exact bytes. */
   async function authenticate(ctx: Context, { requestId }: Passage): Promise<AuthHeaders> {
-    const { bodyLimit, bodyTimeoutMs, timestampToleranceMs } = settings().config();
+    const { bodyLimit, bodyTimeoutMs, timestampToleranceMs } = pluginConfig(strapi);
     const headers: AuthHeaders = {
       apiKey: ctx.get(HEADER_API_KEY) || undefined,
       timestamp: ctx.get(HEADER_TIMESTAMP) || undefined,
@@ -161,7 +161,7 @@ export function createContractGate(strapi: Core.Strapi) {
       signature: headers.signature!,
       method: ctx.method,
       path: passage.pathBelow,
-      expiresAt: new Date(Number(headers.timestamp) + settings().config().timestampToleranceMs),
+      expiresAt: new Date(Number(headers.timestamp) + pluginConfig(strapi).timestampToleranceMs),
     };
     const receipts = getService(strapi, 'receipts');
     passage.claim = receipts.claimFor(request);
@@ -216,7 +216,7 @@ export function createContractGate(strapi: Core.Strapi) {
       // No route matched: the path is unknown, or known for other methods only.
       ctx.status = 404;
       ctx.body = errorBody(
-        `No endpoint ${ctx.method} ${ctx.path} here. The contract routes are under ${settings().config().prefix}; check the base URL registered with the publisher.`
+        `No endpoint ${ctx.method} ${ctx.path} here. The contract routes are under ${pluginConfig(strapi).prefix}; check the base URL registered with the publisher.`
       );
       return;
     }

@@ -23,7 +23,7 @@ import type { MarkdownConversion } from './markdown';
 import type { ImportOptions } from './media';
 import type { Transaction } from './transactions';
 import type { ContractInput, MediaMap, WriteResult } from './types';
-import { getService } from '../plugin';
+import { getService, pluginConfig } from '../plugin';
 import { documentsOf } from '../database/documents';
 
 /**
@@ -70,7 +70,7 @@ const isIdentifier = (field: string, target: FieldTarget) =>
  * conversion from the target attribute's type. Only fields present in the input are written.
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const config = () => getService(strapi, 'settings').config();
+  const config = () => pluginConfig(strapi);
   const transactions = (): { run<R>(work: (transaction: Transaction) => Promise<R>): Promise<R> } =>
     getService(strapi, 'transactions');
   const maxBlocks = (): number => config().content.maxBlocks;
@@ -505,10 +505,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         .map(([, target]) => target.attribute);
       const current =
         populate.length > 0
-          ? ((await documentsOf(strapi, resource.uid).findOne({ documentId, ...at, populate })) as Record<
-              string,
-              unknown
-            > | null)
+          ? await documentsOf(strapi, resource.uid).findOne({ documentId, ...at, populate })
           : null;
       return this.toData(transaction, resource, input, media, current);
     },

@@ -1,6 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import { enabledCapabilities, type Capability } from '../contract/capabilities';
-import { getService } from '../plugin';
+import { getService, pluginConfig } from '../plugin';
 
 export type HandshakeResponse = {
   ok: true;
@@ -14,7 +14,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
   /** `origin` is where this request reached the site: the URL to announce when none is configured. */
   async answer(origin: string): Promise<HandshakeResponse> {
     const settings = getService(strapi, 'settings');
-    const { site } = settings.config();
+    const { site } = pluginConfig(strapi);
     const [capabilities] = await Promise.all([settings.capabilities(), settings.recordHandshake()]);
     return {
       ok: true,

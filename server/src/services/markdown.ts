@@ -4,7 +4,7 @@ import { verbatimHtmlBlock } from '../mapping/html-in-markdown';
 import type { MarkdownResult } from '../mapping/html-to-markdown';
 import type { MarkdownTask } from '../mapping/markdown-worker';
 import { timeBoxedWorker, type TimeBudget, type WorkerFailure } from '../utils/time-boxed-worker';
-import { getService } from '../plugin';
+import { pluginConfig } from '../plugin';
 
 /** The worker's own bundle, built beside the server's (dist/server → dist/markdown-worker). */
 const WORKER_SCRIPT = path.join(__dirname, '..', 'markdown-worker', 'index.js');
@@ -23,7 +23,7 @@ export type MarkdownConversion = MarkdownResult & {
  * is kept as HTML, which Markdown renderers pass through.
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const timeoutMs = () => getService(strapi, 'settings').config().content.markdownTimeoutMs;
+  const timeoutMs = () => pluginConfig(strapi).content.markdownTimeoutMs;
   const worker = timeBoxedWorker<MarkdownTask, MarkdownResult>({
     filename: WORKER_SCRIPT,
     timeoutMs,

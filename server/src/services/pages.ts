@@ -103,7 +103,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const directFields = readers
       .filter((reader) => Object.keys(reader.populate).length === 0)
       .map((reader) => resource.fields[reader.field].attribute);
-    const entries = (await documentsOf(strapi, resource.uid).findMany({
+    const entries = await documentsOf(strapi, resource.uid).findMany({
       ...at,
       ...(resource.draftAndPublish ? { status: 'published' } : {}),
       filters: { documentId: { $in: documentIds } },
@@ -114,7 +114,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         ...directFields,
       ],
       populate: Object.assign({}, ...readers.map((reader) => reader.populate)),
-    })) as Array<Record<string, any>>;
+    });
     const urls = getService(strapi, 'urls');
     return new Map(
       entries.map((entry) => {

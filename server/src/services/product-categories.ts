@@ -31,14 +31,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         fields[field]?.adapter === 'text' ? fields[field].attribute : undefined;
       const parent = fields.parent?.adapter === 'relation' ? fields.parent.attribute : undefined;
       const description = text('description');
-      const categories = (await documentsOf(strapi, uid).findMany({
+      const categories = await documentsOf(strapi, uid).findMany({
         ...(draftAndPublish ? { status: 'published' } : {}),
         fields: [nameField, ...(slugField ? [slugField] : []), ...(description ? [description] : [])],
         ...(parent ? { populate: { [parent]: { fields: ['documentId'] } } } : {}),
         sort: [{ createdAt: 'asc' }, { documentId: 'asc' }],
         start: offset,
         limit,
-      })) as Array<Record<string, any>>;
+      });
       return categories.map((category) => ({
         id: category.documentId,
         name: category[nameField] ?? '',

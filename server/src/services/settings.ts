@@ -149,8 +149,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   return {
-    config,
-
     environmentKey,
 
     /**

@@ -46,10 +46,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
       // `$eqi` goes through the column's collation: on MySQL/MariaDB "Résumé" matches "Resume",
       // so the candidates are narrowed to the same name the way the registry compares names.
-      const candidates = (await documentsOf(strapi, uid).findMany({
+      const candidates = await documentsOf(strapi, uid).findMany({
         filters: { [nameField]: { $eqi: name.trim() } },
         fields: ['documentId', nameField],
-      })) as Array<Record<string, string>>;
+      });
       const existing = candidates.find((candidate) => this.nameKey(candidate[nameField] ?? '') === nameKey);
       if (existing) {
         await registry.claimAll(trx, registryName, [...sourceKeys, nameKey], existing.documentId);
@@ -86,7 +86,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       }
       // Names the registry knows are found (and locked) together; the others are found or created
       // one by one, in one global order, which keeps two publishes that share names from deadlocking.
-      const { uid, registry } = getService(strapi, 'mapping').resource(kind) as Resource;
+      const { uid, registry } = getService(strapi, 'mapping').resource(kind);
       const keys = [...unique.keys()].sort();
       const ids = await identities().liveTargets(transaction.trx, registry, uid, keys, { shared: true });
       for (const key of keys) {
