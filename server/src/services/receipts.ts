@@ -31,6 +31,8 @@ const MAX_POLL_MS = 500;
 const PRUNE_INTERVAL_MS = 60_000;
 /** Answers wait this long to share one commit with the others that finished meanwhile. */
 const KEEP_ANSWERS_EVERY_MS = 100;
+/** Answers kept per statement: five parameters each, far below every database's limit. */
+const ANSWERS_PER_STATEMENT = 200;
 /**
  * Receipts are kept this long past their timestamp's window, so instances whose clocks differ
  * by less than this never prune a receipt another instance still needs (keep them in sync).
@@ -63,6 +65,7 @@ export class ReplayDetected extends ContractError {
 /** The write whose controller is running, for the transactions it opens. */
 const claims = new AsyncLocalStorage<WriteClaim>();
 
+type KeptAnswer = { claimant: string; status: number; answer: string | null };
 type Holder = { claimant: string; status: number | null; answer: string | null };
 
 /**
@@ -90,7 +93,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       ? instant
       : instant.toISOString().replace('T', ' ').replace('Z', '');
   let lastPruneAt = 0;
-  const answersToKeep = new Map<string, { claimant: string; status: number; answer: string | null }>();
+  const answersToKeep = new Map<string, KeptAnswer>();
   let keeping: Promise<void> | undefined;
   /** Failures whose receipts are still being marked retryable, and whether the site is stopping. */
   const failuresToKeep = new Set<Promise<void>>();
@@ -122,23 +125,40 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   /**
-   * The answers of the writes that finished, in one transaction: a commit per batch, not per
-   * request (on SQLite's single connection each commit holds up every other write).
+   * The answers of the writes that finished meanwhile, one UPDATE per batch: a statement per
+   * batch, not per request (on SQLite's single connection each commit holds up every other
+   * write). Each row is matched by its fingerprint and claimant; the ELSE branches keep a row
+   * that another request took over and give PostgreSQL the columns' types for the parameters.
    */
   async function keepAnswers() {
     await sleep(KEEP_ANSWERS_EVERY_MS);
-    const { column } = table();
+    const { name, column } = table();
     while (answersToKeep.size > 0) {
-      const batch = [...answersToKeep];
-      answersToKeep.clear();
+      const batch = [...answersToKeep].slice(0, ANSWERS_PER_STATEMENT);
+      for (const [fingerprint] of batch) answersToKeep.delete(fingerprint);
+      const knex = strapi.db.connection;
+      const matches = `WHEN ?? = ? AND ?? = ? THEN ?`;
+      const caseOf = (target: string, value: (kept: KeptAnswer) => unknown) =>
+        knex.raw(`CASE ${batch.map(() => matches).join(' ')} ELSE ?? END`, [
+          ...batch.flatMap(([fingerprint, kept]) => [
+            column('fingerprint'),
+            fingerprint,
+            column('claimant'),
+            kept.claimant,
+            value(kept),
+          ]),
+          target,
+        ]);
       try {
-        await strapi.db.connection.transaction(async (trx: Knex) => {
-          for (const [fingerprint, { claimant, status, answer }] of batch) {
-            await rows(trx)
-              .where({ [column('fingerprint')]: fingerprint, [column('claimant')]: claimant })
-              .update({ [column('httpStatus')]: status, [column('answer')]: answer });
-          }
-        });
+        await knex(name)
+          .whereIn(
+            column('fingerprint'),
+            batch.map(([fingerprint]) => fingerprint)
+          )
+          .update({
+            [column('httpStatus')]: caseOf(column('httpStatus'), (kept) => kept.status),
+            [column('answer')]: caseOf(column('answer'), (kept) => kept.answer),
+          });
       } catch (error) {
         // Replays of these requests are answered 409 "still being processed" until their receipts expire.
         strapi.log.warn(
