@@ -8,5 +8,5 @@ import { getService } from './plugin';
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
   await getService(strapi, 'markdown').stop();
   await getService(strapi, 'receipts').stop();
-  await getService(strapi, 'activity').flush();
+  await getService(strapi, 'activity-writer').flush();
 };

@@ -57,7 +57,7 @@ export async function identityRows(strapi: Core.Strapi, resource?: string) {
 
 /** The notes the activity log holds for the latest request. */
 export async function latestActivityNotes(strapi: Core.Strapi): Promise<string[]> {
-  await strapi.plugin('publish-bridge').service('activity').flush();
+  await strapi.plugin('publish-bridge').service('activity-writer').flush();
   const rows = await rowsOf(strapi, 'plugin::publish-bridge.activity-entry');
   const latest = rows.sort((a, b) => Number(a.id) - Number(b.id)).at(-1)!;
   return typeof latest.notes === 'string' ? JSON.parse(latest.notes) : latest.notes;

@@ -114,7 +114,7 @@ async function main() {
 
     /** The notes of the latest request in the activity log. */
     async latestNotes() {
-      await plugin().service('activity').flush();
+      await plugin().service('activity-writer').flush();
       const [latest] = await strapi.db
         .query(`plugin::${PLUGIN}.activity-entry`)
         .findMany({ orderBy: { id: 'desc' }, limit: 1 });

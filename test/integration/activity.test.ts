@@ -12,6 +12,7 @@ const PARALLEL = 50;
 
 let site: Site;
 const activity = () => site.strapi.plugin('publish-bridge').service('activity');
+const writer = () => site.strapi.plugin('publish-bridge').service('activity-writer');
 
 beforeAll(async () => {
   site = await startSite();
@@ -20,7 +21,7 @@ afterAll(async () => {
   await site?.stop();
 });
 beforeEach(async () => {
-  await activity().flush();
+  await writer().flush();
   await site.strapi.db.query(ACTIVITY as never).deleteMany({});
 });
 
@@ -51,7 +52,7 @@ const wrongKey = (index: number, headers: Record<string, string> = {}) =>
   site.send('GET', `/pages?page=${index}`, undefined, { key: WRONG_KEY, headers });
 
 async function loggedRows() {
-  await activity().flush();
+  await writer().flush();
   const rows = await rowsOf(site.strapi, ACTIVITY);
   return {
     individual: rows.filter((row) => row.action !== 'unauthenticated').sort((a, b) => a.id - b.id),
@@ -106,8 +107,8 @@ test('with a small maxEntries, a flood of refusals does not push the deliveries 
   try {
     const delivered = await deliver(5);
     expect(await flood(2_000, (index) => wrongKey(index))).toEqual({ 401: 2_000 });
-    await activity().flush();
-    await activity().prune();
+    await writer().flush();
+    await writer().prune();
 
     const { individual, aggregates } = await loggedRows();
     expect(individual.map((row) => row.requestId)).toEqual(delivered);
@@ -164,8 +165,8 @@ test('refusal counts have a budget of their own: however many there are, deliver
       site.send('POST', '/posts', {}, { unsigned: true, headers: { 'X-Forwarded-For': forged(index) } })
     );
     await flood(150, (index) => wrongKey(index, { 'X-Forwarded-For': forged(1_000 + index) }));
-    await activity().flush();
-    await activity().prune();
+    await writer().flush();
+    await writer().prune();
 
     const { individual, aggregates } = await loggedRows();
     expect(individual.map((row) => row.requestId)).toEqual(delivered);
@@ -209,7 +210,7 @@ test('a log table written by an older version gains the new columns at boot and 
   await upgraded.stop();
 
   for (const column of added) expect(await knex.schema.hasColumn(table, column)).toBe(true);
-  activity().recordRefusal({
+  writer().recordRefusal({
     at: new Date(),
     reason: 'wrong_key',
     sourceAddress: '203.0.113.7',
@@ -218,7 +219,7 @@ test('a log table written by an older version gains the new columns at boot and 
     status: 401,
     message: 'wrong key',
   });
-  await activity().flush();
+  await writer().flush();
   const { results } = await activity().list({ page: 1, pageSize: 10, filters: [] });
   expect(results.map((item: any) => [item.requestId, item.action, item.count, item.sourceAddress])).toEqual([
     [undefined, 'unauthenticated', 1, '203.0.113.7'],

@@ -25,11 +25,11 @@ const plugin = () => site.strapi.plugin('publish-bridge');
 /** Posts live in the plugin's own type or in the one the example maps them onto. */
 const postUid = () => plugin().service('mapping').resource('post').uid;
 const activityRows = async () => {
-  await plugin().service('activity').flush();
+  await plugin().service('activity-writer').flush();
   return (await site.strapi.db.query(ACTIVITY as never).findMany({ orderBy: { id: 'asc' } })) as any[];
 };
 const clearActivity = async () => {
-  await plugin().service('activity').flush();
+  await plugin().service('activity-writer').flush();
   await site.strapi.db.query(ACTIVITY as never).deleteMany({});
 };
 const saveSettings = (body: unknown) => superAdmin.request('PUT', '/publish-bridge/settings', body);
@@ -319,7 +319,7 @@ describe('activity log', () => {
     const invalid = await site.send('POST', '/posts', { title: 'No status', content: '<p>x</p>' });
     expect(invalid.status).toBe(400);
     expect((await site.send('GET', '/nowhere')).status).toBe(404);
-    await plugin().service('activity').flush();
+    await plugin().service('activity-writer').flush();
 
     const reply = await superAdmin.request('GET', activityUrl({ pageSize: 100 }));
     expect(reply.status).toBe(200);
@@ -359,7 +359,7 @@ describe('activity log', () => {
   test('keeps what the site adjusted while storing a request as notes on its entry', async () => {
     // Recorded as the gate records it: notes come from the write services (mapping, media).
     plugin()
-      .service('activity')
+      .service('activity-writer')
       .record({
         requestId: 'notes-1',
         receivedAt: new Date(),
@@ -371,7 +371,7 @@ describe('activity log', () => {
         durationMs: 12,
         notes: ['content: kept as HTML code blocks: <table>.', 'x'.repeat(600)],
       });
-    await plugin().service('activity').flush();
+    await plugin().service('activity-writer').flush();
     const [item] = (await superAdmin.request('GET', activityUrl())).body.results;
     expect(item).toMatchObject({ requestId: 'notes-1', action: 'posts.create', entityId: 'doc-with-notes' });
     expect(item.notes).toEqual(['content: kept as HTML code blocks: <table>.', `${'x'.repeat(499)}…`]);
@@ -409,7 +409,7 @@ describe('activity log', () => {
     await site.send('POST', '/handshake', {}, { unsigned: true });
     await site.send('POST', '/handshake', {}, { unsigned: true });
     await site.send('POST', '/posts', { title: 'Filtered', content: '<p>x</p>', status: 'draft' });
-    await plugin().service('activity').flush();
+    await plugin().service('activity-writer').flush();
 
     const page2 = await superAdmin.request('GET', activityUrl({ page: 2, pageSize: 2 }));
     expect(page2.body.pagination).toEqual({ page: 2, pageSize: 2, pageCount: 3, total: 5 });
@@ -454,7 +454,7 @@ describe('activity log', () => {
       const reply = await site.send('POST', '/handshake', {});
       expect(reply.status).toBe(200);
       requestId = reply.headers.get('x-request-id');
-      await plugin().service('activity').flush();
+      await plugin().service('activity-writer').flush();
     } finally {
       await knex.schema.renameTable(`${table}_away`, table);
     }
@@ -493,12 +493,12 @@ describe('activity log', () => {
     });
     // An HTTP status no integer column holds: PostgreSQL and MariaDB refuse it (SQLite stores it).
     plugin()
-      .service('activity')
+      .service('activity-writer')
       .record(exchange('refused', 2 ** 40));
-    plugin().service('activity').record(exchange('after-1', 200));
-    await plugin().service('activity').flush();
-    plugin().service('activity').record(exchange('after-2', 200));
-    await plugin().service('activity').flush();
+    plugin().service('activity-writer').record(exchange('after-1', 200));
+    await plugin().service('activity-writer').flush();
+    plugin().service('activity-writer').record(exchange('after-2', 200));
+    await plugin().service('activity-writer').flush();
 
     const stored = (await activityRows()).map((row) => row.requestId);
     const refusedToo = site.database.client === 'sqlite' ? ['refused'] : [];
@@ -526,7 +526,7 @@ describe('activity log', () => {
     await site.strapi.db.query(ACTIVITY as never).createMany({ data: recent.slice(5) });
     site.strapi.config.set(configKey, { maxEntries: 100, maxAgeDays: 30 });
     try {
-      await plugin().service('activity').prune();
+      await plugin().service('activity-writer').prune();
     } finally {
       site.strapi.config.set(configKey, original);
     }
@@ -1072,7 +1072,7 @@ describe('what settings.read shows', () => {
   test('the last request is log data: only admins who hold logs.read get it', async () => {
     await saveSettings({ connectionKey: { value: TEST_KEY } });
     expect((await site.send('POST', '/handshake', {})).status).toBe(200);
-    await plugin().service('activity').flush();
+    await plugin().service('activity-writer').flush();
 
     const logReader = await loginWithPermissions(site, [SETTINGS_READ, LOGS_READ]);
     for (const client of [superAdmin, logReader]) {

@@ -115,7 +115,7 @@ test('content becomes rich-text, media and quote components in document order', 
   expect(blocks[4].body).toBe(
     `<table><tr><td>Ratio</td><td>1:16</td></tr></table>\n<p><img src="${images.url('/missing.png')}" alt="Gone"></p>`
   );
-  await site.strapi.plugin('publish-bridge').service('activity').flush();
+  await site.strapi.plugin('publish-bridge').service('activity-writer').flush();
   const [entry] = await site.strapi.db
     .query('plugin::publish-bridge.activity-entry' as never)
     .findMany({ where: { entityId: documentId } });
@@ -149,7 +149,7 @@ test("the zone's images count toward media.maxInlineImages: past it they stay HT
   expect(blocks[1].body).toBe(
     `<p>Between.</p><figure><img src="${images.url('/images/second.png')}" alt="Second"></figure>`
   );
-  await site.strapi.plugin('publish-bridge').service('activity').flush();
+  await site.strapi.plugin('publish-bridge').service('activity-writer').flush();
   const [entry] = await site.strapi.db
     .query('plugin::publish-bridge.activity-entry' as never)
     .findMany({ where: { entityId: documentId } });

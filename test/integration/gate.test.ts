@@ -64,7 +64,7 @@ describe('the gate and each route refuse every request that is not authenticated
     postId = (await site.send('POST', '/posts', { title: 'Kept', content: '<p>kept</p>', status: 'publish' }))
       .body.id;
     categoryId = (await site.send('POST', '/blog-categories', { name: 'Kept category' })).body.id;
-    await site.strapi.plugin('publish-bridge').service('activity').flush();
+    await site.strapi.plugin('publish-bridge').service('activity-writer').flush();
     before = await snapshotTables(site.strapi);
   });
   afterAll(async () => {
@@ -99,7 +99,7 @@ describe('the gate and each route refuse every request that is not authenticated
   });
 
   it('counted every refusal in the activity log', async () => {
-    await site.strapi.plugin('publish-bridge').service('activity').flush();
+    await site.strapi.plugin('publish-bridge').service('activity-writer').flush();
     const refused = (await rowsOf(site.strapi, 'plugin::publish-bridge.activity-entry')).filter(
       (row) => row.httpStatus === 401 || row.httpStatus === 404
     );
@@ -142,7 +142,7 @@ describe('the gate and each route refuse every request that is not authenticated
     });
 
     it('answers 401 { error } on every route, signed or not, writes nothing, and logs each refusal with its reason', async () => {
-      const activity = site.strapi.plugin('publish-bridge').service('activity');
+      const activity = site.strapi.plugin('publish-bridge').service('activity-writer');
       const notVerified = async () => {
         await activity.flush();
         return (await rowsOf(site.strapi, 'plugin::publish-bridge.activity-entry'))
@@ -426,7 +426,7 @@ describe('an exact replay of a signed write gets the first answer and does not r
     expect(otherSpelling).toMatchObject({ status: 200, body: first.body });
     expect((await postsStored()) - rowsBefore).toBe(1);
 
-    await site.strapi.plugin('publish-bridge').service('activity').flush();
+    await site.strapi.plugin('publish-bridge').service('activity-writer').flush();
     const notes = (await rowsOf(site.strapi, 'plugin::publish-bridge.activity-entry')).filter((row) =>
       JSON.stringify(row.notes ?? '').includes('exact replay')
     );

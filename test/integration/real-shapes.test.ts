@@ -41,7 +41,7 @@ async function bothVersions(site: Site, uid: string, documentId: string, populat
 
 /** The notes the activity log kept for an entity, over every request that touched it. */
 async function activityNotes(site: Site, entityId: string): Promise<string[]> {
-  await site.strapi.plugin('publish-bridge').service('activity').flush();
+  await site.strapi.plugin('publish-bridge').service('activity-writer').flush();
   const rows = await rowsOf(site.strapi, ACTIVITY);
   return rows
     .filter((row) => row.entityId === entityId)

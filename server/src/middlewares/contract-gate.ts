@@ -110,7 +110,7 @@ export function createContractGate(strapi: Core.Strapi) {
 
   /** Anyone can send these: they are counted per minute, reason and address, not logged one by one. */
   function recordRefusal(ctx: Context, { startedAt }: Passage, reason: string) {
-    getService(strapi, 'activity').recordRefusal(refusalOf(ctx, reason, new Date(startedAt)));
+    getService(strapi, 'activity-writer').recordRefusal(refusalOf(ctx, reason, new Date(startedAt)));
   }
 
   /** Headers first, so a stranger's body is never buffered; then the signature over the exact bytes. */
@@ -179,7 +179,7 @@ export function createContractGate(strapi: Core.Strapi) {
     const notes = verifiedRequestOf(ctx)?.notes;
     if (notes) strapi.log.info(`[${PLUGIN_ID}] request ${requestId}: ${notes.join(' ')}`);
     try {
-      getService(strapi, 'activity').record({
+      getService(strapi, 'activity-writer').record({
         requestId,
         receivedAt: new Date(startedAt),
         method: ctx.method,

@@ -20,5 +20,5 @@ export default (_config: unknown, { strapi }: { strapi: Core.Strapi }) =>
     );
     ctx.status = 401;
     ctx.body = errorBody(NOT_VERIFIED_MESSAGE);
-    getService(strapi, 'activity').recordRefusal(refusalOf(ctx, 'not_verified_by_gate'));
+    getService(strapi, 'activity-writer').recordRefusal(refusalOf(ctx, 'not_verified_by_gate'));
   };

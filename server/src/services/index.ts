@@ -1,4 +1,5 @@
 import activity from './activity';
+import activityWriter from './activity-writer';
 import authors from './authors';
 import blogCategories from './blog-categories';
 import categories from './categories';
@@ -26,6 +27,7 @@ import versions from './versions';
 
 export default {
   activity,
+  'activity-writer': activityWriter,
   authors,
   'blog-categories': blogCategories,
   categories,
