@@ -11,10 +11,10 @@ import {
   resolveImages,
   type HtmlToBlocksResult,
 } from '../mapping/html-to-blocks';
-import { fitText } from '../mapping/fit';
+import { seoComponentValue, seoFallbacks, seoJsonValue, seoParts } from '../mapping/seo-values';
 import { fittedText, namesValue } from '../mapping/text-values';
 import { htmlToSections, mergeZone, type Section, type ZoneEntry } from '../mapping/html-to-sections';
-import type { FieldTarget, SeoPart, ZoneComponents } from '../mapping/resolve';
+import type { FieldTarget, ZoneComponents } from '../mapping/resolve';
 import type { Resource } from '../resources';
 import { displayUrl } from '../utils/display-url';
 import type { TimeBudget, WorkerFailure } from '../utils/time-boxed-worker';
@@ -116,23 +116,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return `${field}: the HTML was stored as it is, not as Markdown: ${why}. Markdown renderers show HTML as it is.`;
   };
 
-  function seoValue(part: SeoPart, value: string | string[], label: string, notes: string[]): unknown {
-    if (Array.isArray(value)) return namesValue(`seo.${label}`, value, part, notes);
-    return fittedText(`seo.${label}`, part, value, notes);
-  }
-
-  function seoParts(target: FieldTarget, seo: Seo, notes: string[]) {
-    const values: Record<string, unknown> = {};
-    for (const part of ['title', 'description', 'keywords'] as const) {
-      const mapped = target.seo?.[part];
-      const value = seo[part];
-      if (!mapped || value === undefined) continue;
-      const stored = seoValue(mapped, value, part, notes);
-      if (stored !== undefined) values[mapped.attribute] = stored;
-    }
-    return values;
-  }
-
   function mediaId(media: MediaMap, url: string, field: string, notes: string[]): number | undefined {
     const result = media.get(url);
     if (result?.ok) return result.file.id;
@@ -226,67 +209,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     await forEachLimited(fresh, config().media.concurrentDownloads, ({ url, file }) =>
       getService(strapi, 'media').release(url, file)
     );
-  }
-
-  /** What a required seo part falls back to, best first: the post's title; its excerpt, then the text of its content. */
-  function seoFallbacks(
-    resource: Resource,
-    input: ContractInput,
-    media: MediaMap,
-    current?: Record<string, unknown> | null
-  ) {
-    const stored = (field: string) => {
-      const target = resource.fields[field];
-      return input[field] ?? (target?.adapter === 'text' ? current?.[target.attribute] : undefined);
-    };
-    const content = input.content;
-    return {
-      title: [{ source: 'title', value: stored('title') }],
-      description: [
-        { source: 'excerpt', value: stored('excerpt') },
-        {
-          source: 'content',
-          value:
-            typeof content === 'string' ? blocksToPlainText(converted(media, content).blocks) : undefined,
-        },
-      ],
-    };
-  }
-
-  /**
-   * The seo parts with every part the site's component requires: sent, else kept from the stored
-   * component, else filled from the post. When one cannot be filled the component is not written
-   * (noted): seo is optional, so it never costs the post.
-   */
-  function withRequiredSeo(
-    target: FieldTarget,
-    parts: Record<string, unknown>,
-    existing: Record<string, unknown> | null | undefined,
-    fallbacks: ReturnType<typeof seoFallbacks>,
-    notes: string[]
-  ): Record<string, unknown> | undefined {
-    for (const part of ['title', 'description'] as const) {
-      const mapped = target.seo?.[part];
-      if (!mapped?.required || parts[mapped.attribute] !== undefined) continue;
-      if (existing?.[mapped.attribute]) {
-        parts[mapped.attribute] = existing[mapped.attribute];
-        continue;
-      }
-      const where = `${target.attribute}.${mapped.attribute}`;
-      const filled = fallbacks[part]
-        .filter((candidate) => typeof candidate.value === 'string' && candidate.value.trim())
-        .map((candidate) => ({ ...candidate, fitted: fitText(candidate.value as string, mapped) }))
-        .find(({ fitted }) => fitted.outcome === 'fits' || fitted.outcome === 'cut');
-      if (!filled || !('value' in filled.fitted)) {
-        const min = mapped.limits.min ? ` of at least ${mapped.limits.min} characters` : '';
-        const what = part === 'title' ? 'seo.title' : 'seo.description or an excerpt';
-        notes.push(`seo was not stored: this site requires ${where}; send ${what}${min}.`);
-        return undefined;
-      }
-      parts[mapped.attribute] = filled.fitted.value;
-      notes.push(`seo.${part} was not sent; ${where} is required, so it holds the post's ${filled.source}.`);
-    }
-    return parts;
   }
 
   /** The first of `names` for a relation that holds one entry; the others are noted as not stored. */
@@ -457,21 +379,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           }
           case 'json':
             data[attribute] =
-              field === 'seo'
-                ? { ...((current?.[attribute] as object | null) ?? {}), ...(value as object) }
-                : value;
+              field === 'seo' ? seoJsonValue(value as Seo, current?.[attribute] as object | null) : value;
             break;
           case 'seoComponent': {
             const existing = current?.[attribute] as Record<string, unknown> | null | undefined;
-            const parts = withRequiredSeo(
-              target,
-              seoParts(target, value as Seo, notes),
-              existing,
-              seoFallbacks(resource, input, media, current),
-              notes
-            );
-            // With its id, the stored component is updated in place and its other fields stay.
-            if (parts) data[attribute] = existing?.id ? { id: existing.id, ...parts } : parts;
+            const plainText = (html: string) => blocksToPlainText(converted(media, html).blocks);
+            const fallbacks = seoFallbacks(resource, input, current, plainText);
+            const component = seoComponentValue(target, value as Seo, existing, fallbacks, notes);
+            if (component !== undefined) data[attribute] = component;
             break;
           }
           case 'seoFields':
