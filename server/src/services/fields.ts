@@ -1,13 +1,7 @@
 import type { Core } from '@strapi/strapi';
 import { publishDateToIso } from '../contract/dates';
 import type { Seo } from '../contract/schemas';
-import {
-  FIELD_ROLES,
-  IDENTIFIER_FIELDS,
-  NAME_FIELD,
-  type Adapter,
-  type NamedKind,
-} from '../mapping/catalogue';
+import { FIELD_ROLES, IDENTIFIER_FIELDS, NAME_FIELD, type Adapter } from '../mapping/catalogue';
 import {
   blocksToPlainText,
   htmlToBlocks,
@@ -190,65 +184,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return markdown.markdown;
   }
 
-  /** The first of `names` for a relation that holds one entry; the others are noted as not stored. */
-  function primaryName(field: string, target: FieldTarget, names: string[], notes: string[]): string[] {
-    const taxonomy = getService(strapi, 'taxonomy');
-    const [primary, ...others] = names;
-    const dropped = others.filter((name) => taxonomy.nameKey(name) !== taxonomy.nameKey(primary));
-    if (dropped.length > 0) {
-      notes.push(
-        `${field}: ${target.attribute} holds one entry, so the primary (first) "${primary}" was stored; not stored: ${dropped.map((name) => `"${name}"`).join(', ')}.`
-      );
-    }
-    return primary === undefined ? [] : [primary];
-  }
-
-  /** The entry one name (or, for a `parent`, an existing id) refers to, as a list of none or one. */
-  async function relatedIds(
-    transaction: Transaction,
-    field: string,
-    kind: NamedKind,
-    value: string,
-    notes: string[]
-  ): Promise<string[]> {
-    if (!value.trim()) return [];
-    const related: Resource = getService(strapi, 'mapping').resource(kind);
-    if (
-      field === 'parent' &&
-      (await getService(strapi, 'identities').lockDocument(transaction.trx, related.uid, value))
-    ) {
-      return [value];
-    }
-    const { documentId } = await getService(strapi, 'taxonomy').findOrCreate(transaction, kind, value, {
-      notes,
-    });
-    return [documentId];
-  }
-
-  /**
-   * Names become relations to entries found or created by name; a `parent` may also be given
-   * by id. A single relation holds the primary (first) name, a list relation a list (of one
-   * for an `author` or `parent`).
-   */
-  async function relationValue(
-    transaction: Transaction,
-    field: string,
-    target: FieldTarget,
-    value: string | string[],
-    notes: string[]
-  ) {
-    const kind = target.targetKind as NamedKind;
-    const ids: string[] = Array.isArray(value)
-      ? await getService(strapi, 'taxonomy').resolveNames(
-          transaction,
-          kind,
-          target.multiple ? value : primaryName(field, target, value, notes),
-          notes
-        )
-      : await relatedIds(transaction, field, kind, value, notes);
-    return target.multiple ? { set: ids } : (ids[0] ?? null);
-  }
-
   /** Text fitted to its attribute; an empty value clears it. HTML may first become Markdown. */
   const textAdapter: FieldAdapter = async ({ resource, field, target, value, media, notes }) => {
     const text =
@@ -295,7 +230,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     }),
     date: ({ target, value }) => ({ [target.attribute]: (value as string).slice(0, 10) }),
     relation: async ({ transaction, field, target, value, notes }) => ({
-      [target.attribute]: await relationValue(transaction, field, target, value as string | string[], notes),
+      [target.attribute]: await getService(strapi, 'taxonomy').relationValue(
+        transaction,
+        field,
+        target,
+        value as string | string[],
+        notes
+      ),
     }),
     names: ({ field, target, value, notes }) => ({
       [target.attribute]: namesValue(field, value as string[], target, notes),
