@@ -1,22 +1,28 @@
 import type { Core } from '@strapi/strapi';
 import { publishDateToIso } from '../contract/dates';
 import type { Seo } from '../contract/schemas';
-import { FIELD_ROLES, IDENTIFIER_FIELDS, NAME_FIELD, type NamedKind } from '../mapping/catalogue';
+import { FIELD_ROLES, IDENTIFIER_FIELDS, NAME_FIELD, type Adapter } from '../mapping/catalogue';
 import {
   blocksToPlainText,
   htmlToBlocks,
   imageSources,
-  MAX_NESTING,
-  parseBudget,
-  resolveImages,
   type HtmlToBlocksResult,
 } from '../mapping/html-to-blocks';
-import { fitText } from '../mapping/fit';
+import { htmlToSections } from '../mapping/html-to-sections';
+import type { FieldTarget } from '../mapping/resolve';
+import { seoComponentValue, seoFallbacks, seoJsonValue, seoParts } from '../mapping/seo-values';
 import { fittedText, namesValue } from '../mapping/text-values';
-import { htmlToSections, mergeZone, type Section, type ZoneEntry } from '../mapping/html-to-sections';
-import type { FieldTarget, SeoPart, ZoneComponents } from '../mapping/resolve';
+import {
+  blockLimitNote,
+  blocksValue,
+  isWebUrl,
+  mediaValue,
+  zoneImageSources,
+  zoneSectionOptions,
+  zoneTextTarget,
+  zoneValue,
+} from '../mapping/zone-values';
 import type { Resource } from '../resources';
-import { displayUrl } from '../utils/display-url';
 import type { TimeBudget, WorkerFailure } from '../utils/time-boxed-worker';
 import type { LocaleScope } from './locales';
 import type { MarkdownConversion } from './markdown';
@@ -54,16 +60,28 @@ async function forEachLimited<T>(items: T[], limit: number, work: (item: T) => P
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
-const isWebUrl = (src: string) => /^https?:\/\//i.test(src);
-
-const sectionOptions = (zone: ZoneComponents, importable: (src: string) => boolean, maxBlocks: number) => ({
-  image: zone.image ? importable : undefined,
-  quote: zone.quote?.limits,
-  maxBlocks,
-});
 
 const isIdentifier = (field: string, target: FieldTarget) =>
   IDENTIFIER_FIELDS.includes(field) || ['uid', 'email'].includes(target.attributeType ?? '');
+
+/** One input field being written by `toData`, with what its adapter may read. */
+type FieldWrite = {
+  transaction: Transaction;
+  resource: Resource;
+  input: ContractInput;
+  media: MediaMap;
+  current: Record<string, unknown> | null | undefined;
+  field: string;
+  target: FieldTarget;
+  value: unknown;
+  notes: string[];
+};
+/** The attributes one field's value is stored in; none when it is left as it is. */
+type FieldAdapter = (write: FieldWrite) => Record<string, unknown> | Promise<Record<string, unknown>>;
+
+/** `{ [attribute]: value }`, or nothing when the value is left out (undefined). */
+const storedIn = (attribute: string, value: unknown): Record<string, unknown> =>
+  value === undefined ? {} : { [attribute]: value };
 
 /**
  * Turns contract fields into Strapi data for wherever the mapping stores them, choosing the
@@ -87,9 +105,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       return markdown.convert(html, maxBlocks(), budget);
     });
 
-  /** `kept`: where the HTML past the limit went. */
-  const blockLimitNote = (field: string, kept: string) =>
-    `${field}: the HTML is longer than content.maxBlocks lets the site convert (${maxBlocks()} blocks, or ${parseBudget(maxBlocks()).nodes} HTML elements); the first part was converted and the rest kept ${kept}. Raise content.maxBlocks in the plugin config to convert more.`;
+  /** `html` as Blocks with the request's imported images in place, shortfalls noted. */
+  const resolvedBlocks = (field: string, html: string, media: MediaMap, notes: string[]) =>
+    blocksValue(field, converted(media, html), media, notes, {
+      maxBlocks: maxBlocks(),
+      maxInlineImages: config().media.maxInlineImages,
+    });
 
   /** Whether `field`'s HTML goes into `target` as Markdown: a plain `richtext` on a Markdown site. */
   const storedAsMarkdown = (resource: Resource, field: string, target: FieldTarget) =>
@@ -97,12 +118,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     target.attributeType === 'richtext' &&
     !target.customField &&
     config().richtextFormat === 'markdown';
-
-  /** The zone's text component's attribute, as a target of its own. */
-  const zoneTextTarget = (target: FieldTarget): FieldTarget => {
-    const { text } = target.zone!;
-    return { ...target, attributeType: text.attributeType, customField: text.customField };
-  };
 
   /** Why `field`'s HTML was kept as it is in a Markdown attribute. */
   const markdownFailureNote = (field: string, failure: WorkerFailure) => {
@@ -116,92 +131,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return `${field}: the HTML was stored as it is, not as Markdown: ${why}. Markdown renderers show HTML as it is.`;
   };
 
-  function seoValue(part: SeoPart, value: string | string[], label: string, notes: string[]): unknown {
-    if (Array.isArray(value)) return namesValue(`seo.${label}`, value, part, notes);
-    return fittedText(`seo.${label}`, part, value, notes);
-  }
-
-  function seoParts(target: FieldTarget, seo: Seo, notes: string[]) {
-    const values: Record<string, unknown> = {};
-    for (const part of ['title', 'description', 'keywords'] as const) {
-      const mapped = target.seo?.[part];
-      const value = seo[part];
-      if (!mapped || value === undefined) continue;
-      const stored = seoValue(mapped, value, part, notes);
-      if (stored !== undefined) values[mapped.attribute] = stored;
-    }
-    return values;
-  }
-
-  function mediaId(media: MediaMap, url: string, field: string, notes: string[]): number | undefined {
-    const result = media.get(url);
-    if (result?.ok) return result.file.id;
-    notes.push(
-      `${field}: the image ${displayUrl(url)} was not imported (${result ? result.reason : 'not attempted'}).`
-    );
-    return undefined;
-  }
-
-  /**
-   * A media attribute gets the imported files, or keeps what it holds when an image failed: a
-   * publisher's image host being down must not empty a gallery or remove a cover.
-   */
-  function mediaValue(target: FieldTarget, field: string, value: unknown, media: MediaMap, notes: string[]) {
-    if (value === '') return null;
-    const urls = Array.isArray(value)
-      ? (value as Array<{ url: string }>).map((image) => image.url)
-      : [value as string];
-    const ids = urls.map((url) => mediaId(media, url, field, notes));
-    if (ids.every((id) => id !== undefined)) return Array.isArray(value) || target.multiple ? ids : ids[0];
-    notes.push(`${field}: kept as it was, since not every image was imported; the rest was saved.`);
-    return undefined;
-  }
-
-  /** Images that failed or are past `maxInlineImages` stay HTML; each failure and their count are noted. */
-  function blocksValue(field: string, html: string, media: MediaMap, notes: string[]) {
-    const overLimit = new Set<string>();
-    const failed = new Map<string, string>();
-    const { blocks, fallbacks, nestingLimitReached, blockLimitReached } = resolveImages(
-      converted(media, html),
-      (src, alt) => {
-        const result = media.get(src);
-        if (result && !result.ok) {
-          if (result.overLimit) overLimit.add(src);
-          else failed.set(src, result.reason);
-        }
-        return result?.ok
-          ? { ...result.file, alternativeText: alt || result.file.alternativeText }
-          : undefined;
-      }
-    );
-    for (const [src, reason] of failed) {
-      // A zone's image that stays in its text was already noted when the zone was split.
-      const said = `${field}: the image ${displayUrl(src)} was not imported`;
-      if (!notes.some((note) => note.startsWith(said))) notes.push(`${said} (${reason}); it stays as HTML.`);
-    }
-    if (fallbacks.length > 0) {
-      notes.push(
-        `${field}: kept as HTML code blocks: ${[...new Set(fallbacks.map((fallback) => `<${fallback.tag}>`))].join(', ')}.`
-      );
-    }
-    if (nestingLimitReached) {
-      notes.push(`${field}: markup nested deeper than ${MAX_NESTING} levels was kept as HTML.`);
-    }
-    if (blockLimitReached) notes.push(blockLimitNote(field, 'as one HTML code block'));
-    if (overLimit.size > 0) {
-      notes.push(
-        `${field}: ${overLimit.size} images past the first ${config().media.maxInlineImages} of this request (media.maxInlineImages) were not imported and were kept as HTML.`
-      );
-    }
-    return blocks;
-  }
-
   /** The image URLs `input` refers to: its media fields' (with their alt text), then those in its HTML. */
   function wantedImages(resource: Resource, input: ContractInput, media: MediaMap) {
     const named = new Map<string, ImportOptions>();
     const inline = new Map<string, ImportOptions>();
     const name = input[NAME_FIELD[resource.kind]];
     const alt = typeof name === 'string' ? name : undefined;
+    const { importInlineImages } = config().media;
     for (const [field, target] of Object.entries(resource.fields)) {
       const value = input[field];
       if (value === undefined) continue;
@@ -210,11 +146,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         for (const image of value as Array<{ url: string; alt?: string }>)
           named.set(image.url, { alt: image.alt ?? alt });
       }
-      if (target.adapter === 'blocks' && typeof value === 'string' && config().media.importInlineImages) {
+      if (target.adapter === 'blocks' && typeof value === 'string' && importInlineImages) {
         for (const src of imageSources(converted(media, value))) if (isWebUrl(src)) inline.set(src, {});
       }
     }
-    for (const [url, options] of zoneImageSources(resource, input, media)) inline.set(url, options);
+    if (importInlineImages) {
+      const inZones = zoneImageSources(resource, input, maxBlocks(), (html) => converted(media, html));
+      for (const [url, options] of inZones) inline.set(url, options);
+    }
     return { named, inline: [...inline].filter(([src]) => !named.has(src)) };
   }
 
@@ -228,123 +167,94 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     );
   }
 
-  /** What a required seo part falls back to, best first: the post's title; its excerpt, then the text of its content. */
-  function seoFallbacks(
+  /** HTML goes into a plain `richtext` attribute as Markdown when the site asks for it. */
+  async function asStoredText(
     resource: Resource,
-    input: ContractInput,
-    media: MediaMap,
-    current?: Record<string, unknown> | null
-  ) {
-    const stored = (field: string) => {
-      const target = resource.fields[field];
-      return input[field] ?? (target?.adapter === 'text' ? current?.[target.attribute] : undefined);
-    };
-    const content = input.content;
-    return {
-      title: [{ source: 'title', value: stored('title') }],
-      description: [
-        { source: 'excerpt', value: stored('excerpt') },
-        {
-          source: 'content',
-          value:
-            typeof content === 'string' ? blocksToPlainText(converted(media, content).blocks) : undefined,
-        },
-      ],
-    };
-  }
-
-  /**
-   * The seo parts with every part the site's component requires: sent, else kept from the stored
-   * component, else filled from the post. When one cannot be filled the component is not written
-   * (noted): seo is optional, so it never costs the post.
-   */
-  function withRequiredSeo(
-    target: FieldTarget,
-    parts: Record<string, unknown>,
-    existing: Record<string, unknown> | null | undefined,
-    fallbacks: ReturnType<typeof seoFallbacks>,
-    notes: string[]
-  ): Record<string, unknown> | undefined {
-    for (const part of ['title', 'description'] as const) {
-      const mapped = target.seo?.[part];
-      if (!mapped?.required || parts[mapped.attribute] !== undefined) continue;
-      if (existing?.[mapped.attribute]) {
-        parts[mapped.attribute] = existing[mapped.attribute];
-        continue;
-      }
-      const where = `${target.attribute}.${mapped.attribute}`;
-      const filled = fallbacks[part]
-        .filter((candidate) => typeof candidate.value === 'string' && candidate.value.trim())
-        .map((candidate) => ({ ...candidate, fitted: fitText(candidate.value as string, mapped) }))
-        .find(({ fitted }) => fitted.outcome === 'fits' || fitted.outcome === 'cut');
-      if (!filled || !('value' in filled.fitted)) {
-        const min = mapped.limits.min ? ` of at least ${mapped.limits.min} characters` : '';
-        const what = part === 'title' ? 'seo.title' : 'seo.description or an excerpt';
-        notes.push(`seo was not stored: this site requires ${where}; send ${what}${min}.`);
-        return undefined;
-      }
-      parts[mapped.attribute] = filled.fitted.value;
-      notes.push(`seo.${part} was not sent; ${where} is required, so it holds the post's ${filled.source}.`);
-    }
-    return parts;
-  }
-
-  /** The first of `names` for a relation that holds one entry; the others are noted as not stored. */
-  function primaryName(field: string, target: FieldTarget, names: string[], notes: string[]): string[] {
-    const taxonomy = getService(strapi, 'taxonomy');
-    const [primary, ...others] = names;
-    const dropped = others.filter((name) => taxonomy.nameKey(name) !== taxonomy.nameKey(primary));
-    if (dropped.length > 0) {
-      notes.push(
-        `${field}: ${target.attribute} holds one entry, so the primary (first) "${primary}" was stored; not stored: ${dropped.map((name) => `"${name}"`).join(', ')}.`
-      );
-    }
-    return primary === undefined ? [] : [primary];
-  }
-
-  /** The entry one name (or, for a `parent`, an existing id) refers to, as a list of none or one. */
-  async function relatedIds(
-    transaction: Transaction,
     field: string,
-    kind: NamedKind,
+    target: FieldTarget,
     value: string,
+    media: MediaMap,
     notes: string[]
-  ): Promise<string[]> {
-    if (!value.trim()) return [];
-    const related: Resource = getService(strapi, 'mapping').resource(kind);
-    if (
-      field === 'parent' &&
-      (await getService(strapi, 'identities').lockDocument(transaction.trx, related.uid, value))
-    ) {
-      return [value];
-    }
-    const { documentId } = await getService(strapi, 'taxonomy').findOrCreate(transaction, kind, value, {
-      notes,
-    });
-    return [documentId];
+  ): Promise<string> {
+    if (!value || !storedAsMarkdown(resource, field, target)) return value;
+    const markdown = await convertedToMarkdown(media, value);
+    if (markdown.keptAsHtml) notes.push(markdownFailureNote(field, markdown.keptAsHtml));
+    else if (markdown.blockLimitReached)
+      notes.push(blockLimitNote(field, 'as HTML at the end of the Markdown', maxBlocks()));
+    return markdown.markdown;
   }
 
-  /**
-   * Images of HTML going into a dynamic zone: each standalone image becomes a media component
-   * (imported with its alt text and caption); inline ones count when the text component is Blocks.
-   */
-  function zoneImageSources(resource: Resource, input: ContractInput, media: MediaMap) {
-    const wanted = new Map<string, { alt?: string; caption?: string }>();
-    if (!config().media.importInlineImages) return wanted;
-    for (const [field, { zone }] of Object.entries(resource.fields)) {
-      const html = input[field];
-      if (!zone || typeof html !== 'string') continue;
-      for (const section of htmlToSections(html, sectionOptions(zone, isWebUrl, maxBlocks()))) {
-        if (section.type === 'image')
-          wanted.set(section.src, { alt: section.alt || undefined, caption: section.caption });
-        if (section.type === 'text' && zone.text.attributeType === 'blocks') {
-          for (const src of imageSources(converted(media, section.html)))
-            if (isWebUrl(src)) wanted.set(src, {});
-        }
-      }
-    }
-    return wanted;
-  }
+  /** Text fitted to its attribute; an empty value clears it. HTML may first become Markdown. */
+  const textAdapter: FieldAdapter = async ({ resource, field, target, value, media, notes }) => {
+    const text =
+      typeof value === 'string' ? await asStoredText(resource, field, target, value, media, notes) : value;
+    if (typeof text !== 'string' || !text) return { [target.attribute]: text || null };
+    const stored = fittedText(field, target, text, notes, {
+      identifier: isIdentifier(field, target),
+      name: field === NAME_FIELD[resource.kind],
+    });
+    return storedIn(target.attribute, stored);
+  };
+
+  /** A dynamic zone's text component holds Blocks, or text (Markdown when the site asks for it). */
+  const dynamicZoneAdapter: FieldAdapter = async ({
+    resource,
+    field,
+    target,
+    value,
+    media,
+    notes,
+    current,
+  }) => {
+    const textTarget = zoneTextTarget(target);
+    const textValue = (html: string) =>
+      textTarget.attributeType === 'blocks'
+        ? resolvedBlocks(field, html, media, notes)
+        : asStoredText(resource, field, textTarget, html, media, notes);
+    const entries = await zoneValue(field, target, value as string, media, notes, current, {
+      maxBlocks: maxBlocks(),
+      textValue,
+    });
+    return { [target.attribute]: entries };
+  };
+
+  /** How each kind of target attribute is written, by the adapter the mapping chose for it. */
+  const adapters: Record<Adapter, FieldAdapter> = {
+    text: textAdapter,
+    blocks: ({ field, target, value, media, notes }) => ({
+      [target.attribute]: resolvedBlocks(field, value as string, media, notes),
+    }),
+    dynamicZone: dynamicZoneAdapter,
+    datetime: ({ target, value }) => ({
+      [target.attribute]: publishDateToIso(value as string, config().timezone),
+    }),
+    date: ({ target, value }) => ({ [target.attribute]: (value as string).slice(0, 10) }),
+    relation: async ({ transaction, field, target, value, notes }) => ({
+      [target.attribute]: await getService(strapi, 'taxonomy').relationValue(
+        transaction,
+        field,
+        target,
+        value as string | string[],
+        notes
+      ),
+    }),
+    names: ({ field, target, value, notes }) => ({
+      [target.attribute]: namesValue(field, value as string[], target, notes),
+    }),
+    media: ({ field, target, value, media, notes }) =>
+      storedIn(target.attribute, mediaValue(target, field, value, media, notes)),
+    json: ({ field, target, value, current }) => ({
+      [target.attribute]:
+        field === 'seo' ? seoJsonValue(value as Seo, current?.[target.attribute] as object | null) : value,
+    }),
+    seoComponent: ({ resource, input, target, value, media, current, notes }) => {
+      const existing = current?.[target.attribute] as Record<string, unknown> | null | undefined;
+      const plainText = (html: string) => blocksToPlainText(converted(media, html).blocks);
+      const fallbacks = seoFallbacks(resource, input, current, plainText);
+      return storedIn(target.attribute, seoComponentValue(target, value as Seo, existing, fallbacks, notes));
+    },
+    seoFields: ({ target, value, notes }) => seoParts(target, value as Seo, notes),
+  };
 
   return {
     /**
@@ -387,6 +297,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       }
     },
 
+    /** The input's fields as the attributes they are stored in, one field after the other, with notes. */
     async toData(
       transaction: Transaction,
       resource: Resource,
@@ -396,88 +307,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     ): Promise<WriteResult> {
       const data: Record<string, unknown> = {};
       const notes: string[] = [];
-
       for (const [field, target] of Object.entries(resource.fields)) {
         const value = input[field];
         if (value === undefined || field === 'slug') continue;
-        const attribute = target.attribute;
-        switch (target.adapter) {
-          case 'text': {
-            const text =
-              typeof value === 'string'
-                ? await this.asStoredText(resource, field, target, value, media, notes)
-                : value;
-            if (typeof text !== 'string' || !text) {
-              data[attribute] = text || null;
-              break;
-            }
-            const stored = fittedText(field, target, text, notes, {
-              identifier: isIdentifier(field, target),
-              name: field === NAME_FIELD[resource.kind],
-            });
-            if (stored !== undefined) data[attribute] = stored;
-            break;
-          }
-          case 'blocks':
-            data[attribute] = blocksValue(field, value as string, media, notes);
-            break;
-          case 'dynamicZone':
-            data[attribute] = await this.zoneValue(
-              resource,
-              field,
-              target,
-              value as string,
-              media,
-              notes,
-              current
-            );
-            break;
-          case 'datetime':
-            data[attribute] = publishDateToIso(value as string, config().timezone);
-            break;
-          case 'date':
-            data[attribute] = (value as string).slice(0, 10);
-            break;
-          case 'relation':
-            data[attribute] = await this.relationValue(
-              transaction,
-              field,
-              target,
-              value as string | string[],
-              notes
-            );
-            break;
-          case 'names':
-            data[attribute] = namesValue(field, value as string[], target, notes);
-            break;
-          case 'media': {
-            const ids = mediaValue(target, field, value, media, notes);
-            if (ids !== undefined) data[attribute] = ids;
-            break;
-          }
-          case 'json':
-            data[attribute] =
-              field === 'seo'
-                ? { ...((current?.[attribute] as object | null) ?? {}), ...(value as object) }
-                : value;
-            break;
-          case 'seoComponent': {
-            const existing = current?.[attribute] as Record<string, unknown> | null | undefined;
-            const parts = withRequiredSeo(
-              target,
-              seoParts(target, value as Seo, notes),
-              existing,
-              seoFallbacks(resource, input, media, current),
-              notes
-            );
-            // With its id, the stored component is updated in place and its other fields stay.
-            if (parts) data[attribute] = existing?.id ? { id: existing.id, ...parts } : parts;
-            break;
-          }
-          case 'seoFields':
-            Object.assign(data, seoParts(target, value as Seo, notes));
-            break;
-        }
+        const write = { transaction, resource, input, media, current, field, target, value, notes };
+        Object.assign(data, await adapters[target.adapter](write));
       }
       return { data, notes };
     },
@@ -511,52 +345,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /**
-     * HTML as the zone's components, in order. On update the components the plugin generates
-     * (those of the zone's text, image and quote types) are replaced, and the others stay in place.
-     */
-    async zoneValue(
-      resource: Resource,
-      field: string,
-      target: FieldTarget,
-      html: string,
-      media: MediaMap,
-      notes: string[],
-      current?: Record<string, unknown> | null
-    ): Promise<ZoneEntry[]> {
-      const { text, image, quote } = target.zone!;
-      const imported = (src: string) => {
-        const result = media.get(src);
-        if (result && !result.ok)
-          notes.push(
-            `${field}: the image ${displayUrl(src)} was not imported (${result.reason}); it stays as HTML in the text.`
-          );
-        return result?.ok === true;
-      };
-      const textTarget = zoneTextTarget(target);
-      const component = async (section: Section): Promise<ZoneEntry> => {
-        if (section.type === 'image' && image) {
-          return { __component: image.uid, [image.attribute]: mediaId(media, section.src, field, notes) };
-        }
-        if (section.type === 'quote' && quote) {
-          const title = quote.title && section.title ? { [quote.title]: section.title } : {};
-          return { __component: quote.uid, [quote.body]: section.body, ...title };
-        }
-        const source = section.type === 'text' ? section.html : '';
-        const value =
-          text.attributeType === 'blocks'
-            ? blocksValue(field, source, media, notes)
-            : await this.asStoredText(resource, field, textTarget, source, media, notes);
-        return { __component: text.uid, [text.attribute]: value };
-      };
-      const sections = htmlToSections(html, sectionOptions(target.zone!, imported, maxBlocks()));
-      const generated: ZoneEntry[] = [];
-      for (const section of sections) generated.push(await component(section));
-      const stored = (current?.[target.attribute] ?? []) as ZoneEntry[];
-      const types = new Set([text.uid, image?.uid, quote?.uid]);
-      return mergeZone(stored, generated, (uid) => types.has(uid));
-    },
-
-    /**
      * Starts the Markdown conversions the input needs before its transaction, which would
      * otherwise stay open for as long as content.markdownTimeoutMs and hold up every other write
      * (SQLite has a single connection). The transaction reuses their results.
@@ -573,53 +361,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         if (typeof value !== 'string') continue;
         if (target.adapter === 'text') convert(field, target, value);
         if (target.adapter === 'dynamicZone' && target.zone!.text.attributeType !== 'blocks') {
-          for (const section of htmlToSections(value, sectionOptions(target.zone!, imported, maxBlocks())))
+          const options = zoneSectionOptions(target.zone!, imported, maxBlocks());
+          for (const section of htmlToSections(value, options))
             if (section.type === 'text') convert(field, zoneTextTarget(target), section.html);
         }
       }
       await Promise.all(conversions);
-    },
-
-    /** HTML goes into a plain `richtext` attribute as Markdown when the site asks for it. */
-    async asStoredText(
-      resource: Resource,
-      field: string,
-      target: FieldTarget,
-      value: string,
-      media: MediaMap,
-      notes: string[]
-    ): Promise<string> {
-      if (!value || !storedAsMarkdown(resource, field, target)) return value;
-      const converted = await convertedToMarkdown(media, value);
-      if (converted.keptAsHtml) notes.push(markdownFailureNote(field, converted.keptAsHtml));
-      else if (converted.blockLimitReached)
-        notes.push(blockLimitNote(field, 'as HTML at the end of the Markdown'));
-      return converted.markdown;
-    },
-
-    /**
-     * Names become relations to entries found or created by name; a `parent` may also be given
-     * by id. A single relation holds the primary (first) name, a list relation a list (of one
-     * for an `author` or `parent`).
-     */
-    async relationValue(
-      transaction: Transaction,
-      field: string,
-      target: FieldTarget,
-      value: string | string[],
-      notes: string[] = []
-    ) {
-      const taxonomy = getService(strapi, 'taxonomy');
-      const kind = target.targetKind as NamedKind;
-      const ids: string[] = Array.isArray(value)
-        ? await taxonomy.resolveNames(
-            transaction,
-            kind,
-            target.multiple ? value : primaryName(field, target, value, notes),
-            notes
-          )
-        : await relatedIds(transaction, field, kind, value, notes);
-      return target.multiple ? { set: ids } : (ids[0] ?? null);
     },
   };
 };

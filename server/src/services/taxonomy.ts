@@ -1,5 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import type { NamedKind } from '../mapping/catalogue';
+import type { FieldTarget } from '../mapping/resolve';
 import { storedName } from '../mapping/text-values';
 import type { Resource } from '../resources';
 import { toSlug } from '../utils/slug';
@@ -12,9 +13,22 @@ export type FoundOrCreated = { documentId: string; created: boolean };
 /** Entities a post or product refers to by name; missing ones are created. */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const identities = () => getService(strapi, 'identities');
+  const nameKey = (name: string) => `name:${identities().normalise(name)}`;
+
+  /** The first of `names` for a relation that holds one entry; the others are noted as not stored. */
+  function primaryName(field: string, target: FieldTarget, names: string[], notes: string[]): string[] {
+    const [primary, ...others] = names;
+    const dropped = others.filter((name) => nameKey(name) !== nameKey(primary));
+    if (dropped.length > 0) {
+      notes.push(
+        `${field}: ${target.attribute} holds one entry, so the primary (first) "${primary}" was stored; not stored: ${dropped.map((name) => `"${name}"`).join(', ')}.`
+      );
+    }
+    return primary === undefined ? [] : [primary];
+  }
 
   return {
-    nameKey: (name: string) => `name:${identities().normalise(name)}`,
+    nameKey,
 
     /**
      * The entity named `name` (case-insensitive), or known by `sourceId` or `slug`: the one
@@ -94,6 +108,47 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         ids.set(key, (await this.findOrCreate(transaction, kind, unique.get(key)!, { notes })).documentId);
       }
       return [...unique.keys()].map((key) => ids.get(key)!);
+    },
+
+    /** The entry one name (or, for a `parent`, an existing id) refers to, as a list of none or one. */
+    async relatedIds(
+      transaction: Transaction,
+      field: string,
+      kind: NamedKind,
+      value: string,
+      notes: string[]
+    ): Promise<string[]> {
+      if (!value.trim()) return [];
+      const related: Resource = getService(strapi, 'mapping').resource(kind);
+      if (field === 'parent' && (await identities().lockDocument(transaction.trx, related.uid, value))) {
+        return [value];
+      }
+      const { documentId } = await this.findOrCreate(transaction, kind, value, { notes });
+      return [documentId];
+    },
+
+    /**
+     * A relation attribute's value: names become relations to entries found or created by name;
+     * a `parent` may also be given by id. A single relation holds the primary (first) name, a
+     * list relation a list (of one for an `author` or `parent`).
+     */
+    async relationValue(
+      transaction: Transaction,
+      field: string,
+      target: FieldTarget,
+      value: string | string[],
+      notes: string[]
+    ) {
+      const kind = target.targetKind as NamedKind;
+      const ids: string[] = Array.isArray(value)
+        ? await this.resolveNames(
+            transaction,
+            kind,
+            target.multiple ? value : primaryName(field, target, value, notes),
+            notes
+          )
+        : await this.relatedIds(transaction, field, kind, value, notes);
+      return target.multiple ? { set: ids } : (ids[0] ?? null);
     },
   };
 };
