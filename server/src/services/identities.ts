@@ -15,34 +15,27 @@ type RowLock = { shared?: boolean; locale?: string };
 const KEY_COLUMN_MAX = 255;
 /** A suffixed slug keeps this much of its base, leaving room for the suffix in a varchar(255). */
 const SLUG_STEM_MAX = 240;
-/** Enough digits for a million entries with the same base. */
-const SUFFIX_DIGITS_MAX = 7;
-
-/** `%`, `_` and the escape character itself are wildcards or special in LIKE; `!` works as escape on every database. */
-const escapeLike = (text: string) => text.replace(/[!%_]/g, (character) => `!${character}`);
 
 /**
- * The values of `column` that are `exact`, or `stem` followed by "-" and a short suffix: the
- * candidates a free slug must avoid. `length` keeps other titles that merely start with the same
- * words ("post-about-x" for "post") to the few with a short remainder. On MySQL and MariaDB the
- * value is read as binary-collated utf8mb4, so that a UNION of columns with different collations
- * (a site's own table beside the plugin's) is not refused as an illegal mix.
+ * Candidates asked for by the first query; each further query asks for twice as many as the one
+ * before, up to the most (two parameters each, far below every database's limit).
  */
-function likeSlugs(knex: Knex, mysql: boolean, table: string, column: string, exact: string, stem: string) {
+const FIRST_CANDIDATES = 8;
+const MOST_CANDIDATES = 256;
+
+/**
+ * The values of `column` among `values`, looked up by equality so that an index on the column
+ * serves it on every database (a LIKE prefix cannot use PostgreSQL's index under a non-C
+ * collation, nor SQLite's, which compares LIKE case-insensitively: both read the whole table).
+ * On MySQL and MariaDB the value is read as binary-collated utf8mb4, so that a UNION of columns
+ * with different collations (a site's own table beside the plugin's) is not refused as an
+ * illegal mix.
+ */
+function valuesIn(knex: Knex, mysql: boolean, table: string, column: string, values: string[]) {
   const value = mysql
     ? knex.raw('convert(?? using utf8mb4) collate utf8mb4_bin as value', [column])
     : { value: column };
-  return knex(table)
-    .select(value)
-    .where((query: Knex) =>
-      query
-        .where(column, exact)
-        .orWhere((suffixed: Knex) =>
-          suffixed
-            .whereRaw(`?? like ? escape '!'`, [column, `${escapeLike(stem)}-%`])
-            .whereRaw('length(??) <= ?', [column, stem.length + 1 + SUFFIX_DIGITS_MAX])
-        )
-    );
+  return knex(table).select(value).whereIn(column, values);
 }
 /** The documentIds Strapi makes (cuid2: lowercase letters and digits), with room to spare. */
 const DOCUMENT_ID = /^[a-z0-9]{1,255}$/;
@@ -220,9 +213,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     /**
      * The first of `base`, `base-2`, `base-3`... that no entry of `uid` uses and no identity
-     * claims, found with one query on both tables however many entries share the base. The
-     * caller claims `slug:<slug>` once the entry exists, so a concurrent request that picked the
-     * same slug loses at the unique index and is retried.
+     * claims: one query on both tables for the first candidates, each further one (a title many
+     * entries share) for twice as many, every lookup through an index. The caller claims
+     * `slug:<slug>` once the entry exists, so a concurrent request that picked the same slug
+     * loses at the unique index and is retried.
      */
     async freeSlug(
       trx: Trx,
@@ -235,30 +229,27 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const table = tableOf(strapi, uid);
       const registry = identities();
       const mysql = strapi.db.dialect.client === 'mysql';
-      const usedSlugs = likeSlugs(knex(), mysql, table.name, table.column(slugField), base, stem);
-      const usedKeys = likeSlugs(
-        knex(),
-        mysql,
-        registry.name,
-        registry.column('naturalKey'),
-        storedKey(`slug:${base}`),
-        `slug:${stem}`
-      ).where(registry.column('resource'), resource);
-      const rows: Array<{ value: string }> = await usedSlugs.unionAll(usedKeys).transacting(trx);
-      // Lower case: MySQL and MariaDB compare (and index) "Post-2" and "post-2" as the same value.
-      // A registry row holds "slug:" and the slug; an entry's row matched `base` or `stem`, which
-      // toSlug makes without a colon, so one pass reads the rows of both tables.
-      const used = new Set<string>(
-        rows.map((row) =>
-          String(row.value)
-            .toLowerCase()
-            .replace(/^slug:/, '')
-        )
-      );
-      if (!used.has(base.toLowerCase())) return base;
-      for (let suffix = 2; ; suffix += 1) {
-        const candidate = `${stem}-${suffix}`;
-        if (!used.has(candidate.toLowerCase())) return candidate;
+      for (
+        let first = 1, count = FIRST_CANDIDATES;
+        ;
+        first += count, count = Math.min(count * 2, MOST_CANDIDATES)
+      ) {
+        const candidates = Array.from({ length: count }, (_, index) =>
+          first + index === 1 ? base : `${stem}-${first + index}`
+        );
+        const keys = candidates.map((candidate) => storedKey(`slug:${candidate}`));
+        const usedSlugs = valuesIn(knex(), mysql, table.name, table.column(slugField), candidates);
+        const usedKeys = valuesIn(knex(), mysql, registry.name, registry.column('naturalKey'), keys).where(
+          registry.column('resource'),
+          resource
+        );
+        const rows: Array<{ value: string }> = await usedSlugs.unionAll(usedKeys).transacting(trx);
+        // Lower case: MySQL and MariaDB compare (and index) "Post-2" and "post-2" as the same value.
+        const used = new Set(rows.map((row) => String(row.value).toLowerCase()));
+        const free = candidates.find(
+          (candidate, index) => !used.has(candidate.toLowerCase()) && !used.has(keys[index].toLowerCase())
+        );
+        if (free) return free;
       }
     },
   };
