@@ -46,6 +46,12 @@ function likeSlugs(knex: Knex, mysql: boolean, table: string, column: string, ex
 }
 /** The documentIds Strapi makes (cuid2: lowercase letters and digits), with room to spare. */
 const DOCUMENT_ID = /^[a-z0-9]{1,255}$/;
+/**
+ * The key that records a document as the plugin's when nothing else names it: a post with no
+ * slug attribute and no source_id, an author with neither username nor email, an adopted entry.
+ */
+export const documentKey = (documentId: string) => `document:${documentId}`;
+
 /** Characters that every supported collation compares one to one (checked against MariaDB's *_ci collations). */
 const PLAIN_KEY = /^[a-z0-9:._~-]+( [a-z0-9:._~-]+)*$/;
 
@@ -100,6 +106,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /** Records that `key` names `target`; throws the driver's unique violation if another request did first. */
     async claim(trx: Trx, resource: string, key: string, target: string) {
       await this.claimAll(trx, resource, [key], target);
+    },
+
+    /**
+     * Records the document under `keys`, or under its own `documentKey` when there are none: the
+     * registry knows every document the plugin created, which tells them from the entries editors made.
+     */
+    async claimDocument(trx: Trx, resource: string, keys: string[], target: string) {
+      await this.claimAll(trx, resource, keys.length > 0 ? keys : [documentKey(target)], target);
     },
 
     async forgetKey(trx: Trx, resource: string, key: string) {

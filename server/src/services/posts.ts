@@ -97,7 +97,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       ...(slug ? [`slug:${slug}`] : []),
       ...(input.source_id ? [sourceKey(input.source_id)] : []),
     ];
-    await identities().claimAll(transaction.trx, registry, keys, post.documentId);
+    await identities().claimDocument(transaction.trx, registry, keys, post.documentId);
     return {
       ...(await getService(strapi, 'entities').response(resource(), post.documentId, post, at)),
       notes,
