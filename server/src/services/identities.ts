@@ -116,6 +116,21 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       await this.claimAll(trx, resource, keys.length > 0 ? keys : [documentKey(target)], target);
     },
 
+    /**
+     * Whether the registry holds a key of `resource` for `target`: true for every document the
+     * plugin created (or adopted), false for an entry an editor made in the same type. One index
+     * lookup: the schema indexes resource and target.
+     */
+    async knows(trx: Trx, resource: string, target: string): Promise<boolean> {
+      const table = identities();
+      const row = await knex()(table.name)
+        .transacting(trx)
+        .select(table.column('id'))
+        .where({ [table.column('resource')]: resource, [table.column('target')]: target })
+        .first();
+      return Boolean(row);
+    },
+
     async forgetKey(trx: Trx, resource: string, key: string) {
       const table = identities();
       await knex()(table.name)

@@ -131,7 +131,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     async update(documentId: string, input: PostUpdate): Promise<EntityResult> {
       const at: LocaleScope = await getService(strapi, 'locales').scopeOf(resource());
       return fields().withMedia(resource(), input, async (transaction: Transaction, media: MediaMap) => {
-        await getService(strapi, 'entities').lockOrNotFound(transaction, resource(), documentId, at);
+        await getService(strapi, 'entities').lockOwnOrNotFound(transaction, resource(), documentId, at);
         return applyUpdate(transaction, documentId, at, input, media);
       });
     },
