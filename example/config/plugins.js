@@ -104,6 +104,8 @@ module.exports = ({ env }) => ({
       timezone: env('PUBLISH_BRIDGE_TIMEZONE', 'UTC'),
       bodyTimeoutMs: env.int('PUBLISH_BRIDGE_BODY_TIMEOUT_MS', 30000),
       contentTypes: CONTENT_TYPES[env('PUBLISH_BRIDGE_CONTENT_TYPES', 'site')] ?? {},
+      // true lets the publisher update and delete entries editors made, not only the plugin's own.
+      adoptExistingEntries: env.bool('PUBLISH_BRIDGE_ADOPT_EXISTING_ENTRIES', false),
       // The locale posts go to in types with i18n on, e.g. "fr"; unset: the site's default locale.
       ...(env('PUBLISH_BRIDGE_LOCALE') ? { locale: env('PUBLISH_BRIDGE_LOCALE') } : {}),
       // Image hosts on a private network, e.g. "cdn.internal,10.0.0.0/8"; public hosts need no entry.

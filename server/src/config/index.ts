@@ -95,6 +95,13 @@ export const pluginConfigSchema = z
         error: 'must be a locale code of the site, such as "en" or "fr-FR"',
       })
       .optional(),
+    /**
+     * Lets the publisher update and delete entries the plugin did not create (an editor's article
+     * in a mapped type); off, those answer 404 as an unknown id does. An entry it changes is
+     * adopted: recorded as the plugin's for good. Products are always the site's own (the
+     * contract cannot create them) and are updated either way.
+     */
+    adoptExistingEntries: z.boolean(),
     /** Resources stored in the site's own content types instead of the plugin's. */
     contentTypes: z.partialRecord(z.enum(RESOURCE_KINDS), contentTypeMapping),
     /** How long a read of the stored settings may be reused; bounds how long two instances disagree. */
@@ -190,6 +197,7 @@ export default {
     site: {},
     richtextFormat: 'html',
     contentTypes: {},
+    adoptExistingEntries: false,
     settingsCacheMs: 2_000,
     activityLog: { maxEntries: 10_000, maxAgeDays: 30 },
     platform: { timeoutMs: 10_000, allowedHosts: [] },

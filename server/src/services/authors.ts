@@ -34,7 +34,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           new Map()
         );
         const author = await documentsOf(strapi, uid).create({ data });
-        await identities.claimAll(transaction.trx, registry, keys, author.documentId);
+        await identities.claimDocument(transaction.trx, registry, keys, author.documentId);
         return { id: author.documentId, notes };
       });
     },

@@ -4,7 +4,7 @@ import type { Resource } from '../resources';
 import type { LocaleScope } from './locales';
 import type { Transaction } from './transactions';
 import type { DeletedResponse, EntityResponse } from './types';
-import { getService } from '../plugin';
+import { getService, pluginConfig } from '../plugin';
 import { documentsOf } from '../database/documents';
 
 /** What every resource shares: the entity response, and deletion with its identities. */
@@ -51,6 +51,26 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /**
+     * `lockOrNotFound` for an entry the publisher may change: one the plugin created, which the
+     * identity registry knows. Any other entry of the type (an article an editor wrote, say)
+     * answers the same 404 as an unknown id, so the publisher can neither change it nor learn that
+     * it exists. A site that sets `adoptExistingEntries` lets it: the entry is then recorded as
+     * the plugin's, and stays so.
+     */
+    async lockOwnOrNotFound(
+      transaction: Transaction,
+      resource: Resource,
+      documentId: string,
+      at: LocaleScope = {}
+    ): Promise<void> {
+      await this.lockOrNotFound(transaction, resource, documentId, at);
+      const identities = getService(strapi, 'identities');
+      if (await identities.knows(transaction.trx, resource.registry, documentId)) return;
+      if (!pluginConfig(strapi).adoptExistingEntries) throw notFound(resource.label, documentId);
+      await identities.claimDocument(transaction.trx, resource.registry, [], documentId);
+    },
+
+    /**
      * Removes every version of the document; relations to it go with it, the entries it was
      * related to stay. In a type with i18n on, only the plugin's locale goes: the translations
      * editors made stay in Strapi, and the platform no longer knows the document.
@@ -58,7 +78,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     async remove(resource: Resource, documentId: string): Promise<DeletedResponse> {
       const at: LocaleScope = await getService(strapi, 'locales').scopeOf(resource);
       return getService(strapi, 'transactions').run(async (transaction: Transaction) => {
-        await this.lockOrNotFound(transaction, resource, documentId, at);
+        await this.lockOwnOrNotFound(transaction, resource, documentId, at);
         await documentsOf(strapi, resource.uid).delete({ documentId, ...at });
         await getService(strapi, 'identities').forgetTarget(transaction.trx, resource.registry, documentId);
         return { id: documentId, deleted: true as const };

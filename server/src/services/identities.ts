@@ -39,6 +39,12 @@ function valuesIn(knex: Knex, mysql: boolean, table: string, column: string, val
 }
 /** The documentIds Strapi makes (cuid2: lowercase letters and digits), with room to spare. */
 const DOCUMENT_ID = /^[a-z0-9]{1,255}$/;
+/**
+ * The key that records a document as the plugin's when nothing else names it: a post with no
+ * slug attribute and no source_id, an author with neither username nor email, an adopted entry.
+ */
+export const documentKey = (documentId: string) => `document:${documentId}`;
+
 /** Characters that every supported collation compares one to one (checked against MariaDB's *_ci collations). */
 const PLAIN_KEY = /^[a-z0-9:._~-]+( [a-z0-9:._~-]+)*$/;
 
@@ -93,6 +99,29 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /** Records that `key` names `target`; throws the driver's unique violation if another request did first. */
     async claim(trx: Trx, resource: string, key: string, target: string) {
       await this.claimAll(trx, resource, [key], target);
+    },
+
+    /**
+     * Records the document under `keys`, or under its own `documentKey` when there are none: the
+     * registry knows every document the plugin created, which tells them from the entries editors made.
+     */
+    async claimDocument(trx: Trx, resource: string, keys: string[], target: string) {
+      await this.claimAll(trx, resource, keys.length > 0 ? keys : [documentKey(target)], target);
+    },
+
+    /**
+     * Whether the registry holds a key of `resource` for `target`: true for every document the
+     * plugin created (or adopted), false for an entry an editor made in the same type. One index
+     * lookup: the schema indexes resource and target.
+     */
+    async knows(trx: Trx, resource: string, target: string): Promise<boolean> {
+      const table = identities();
+      const row = await knex()(table.name)
+        .transacting(trx)
+        .select(table.column('id'))
+        .where({ [table.column('resource')]: resource, [table.column('target')]: target })
+        .first();
+      return Boolean(row);
     },
 
     async forgetKey(trx: Trx, resource: string, key: string) {

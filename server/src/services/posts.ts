@@ -97,7 +97,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       ...(slug ? [`slug:${slug}`] : []),
       ...(input.source_id ? [sourceKey(input.source_id)] : []),
     ];
-    await identities().claimAll(transaction.trx, registry, keys, post.documentId);
+    await identities().claimDocument(transaction.trx, registry, keys, post.documentId);
     return {
       ...(await getService(strapi, 'entities').response(resource(), post.documentId, post, at)),
       notes,
@@ -131,7 +131,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     async update(documentId: string, input: PostUpdate): Promise<EntityResult> {
       const at: LocaleScope = await getService(strapi, 'locales').scopeOf(resource());
       return fields().withMedia(resource(), input, async (transaction: Transaction, media: MediaMap) => {
-        await getService(strapi, 'entities').lockOrNotFound(transaction, resource(), documentId, at);
+        await getService(strapi, 'entities').lockOwnOrNotFound(transaction, resource(), documentId, at);
         return applyUpdate(transaction, documentId, at, input, media);
       });
     },

@@ -24,6 +24,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         resource(),
         input,
         async (transaction: Transaction, media: MediaMap) => {
+          // Any product of the site, not only the plugin's: the contract has no product create, so
+          // the products the publisher updates are the site's own, found through GET /pages.
           await getService(strapi, 'entities').lockOrNotFound(transaction, resource(), documentId, at);
           const toUpdateData = () =>
             getService(strapi, 'fields').toUpdateData(transaction, resource(), documentId, at, input, media);
