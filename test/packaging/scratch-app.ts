@@ -50,6 +50,8 @@ const PLUGINS_CONFIG = `module.exports = ({ env }) => ({
 export function createScratchApp(workDir: string, tarball: string): string {
   const appDir = path.join(workDir, 'app');
   for (const part of ['config', 'src', 'public', 'database']) {
+    // database/ is made by the example's first start (and ignored by git): a fresh clone has none.
+    if (!fs.existsSync(path.join(EXAMPLE_DIR, part))) continue;
     fs.cpSync(path.join(EXAMPLE_DIR, part), path.join(appDir, part), { recursive: true });
   }
   fs.writeFileSync(path.join(appDir, 'config', 'plugins.js'), PLUGINS_CONFIG);
