@@ -57,10 +57,12 @@ describePackaging(
         body,
       });
 
-    it('ships the build and the entry points, not the sources or the example', () => {
+    it('ships the build, the entry points, the licence and the changelog, not the sources or the example', () => {
       expect(tarball.files).toEqual(
         expect.arrayContaining([
           'package.json',
+          'LICENSE',
+          'CHANGELOG.md',
           'strapi-server.js',
           'dist/server/index.js',
           'dist/admin/index.js',
