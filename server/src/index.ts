@@ -8,6 +8,8 @@ import register from './register';
 import routes from './routes';
 import services from './services';
 
+export type { PublishBridgeConfig, PublishBridgeContentTypeMapping } from './public-types';
+
 export default {
   register,
   bootstrap,

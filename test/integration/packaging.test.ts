@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { testDatabaseClient } from '../helpers/databases';
 import { signedHeaders, TEST_KEY } from '../helpers/signing';
 import { PREFIX } from '../helpers/site';
@@ -7,6 +8,8 @@ import {
   createScratchApp,
   makeWorkDir,
   packRepository,
+  ROOT,
+  typeCheckInSite,
   type BootedApp,
   type PackedTarball,
 } from '../packaging/scratch-app';
@@ -28,6 +31,13 @@ const SECRETS = {
   PUBLISH_BRIDGE_DEMO_SEED: 'false',
 };
 
+/** The README's typed config/plugins.ts snippets, as a TypeScript site copies them. */
+function readmeTypedPluginsConfigs(): string[] {
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const snippets = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map(([, code]) => code);
+  return snippets.filter((code) => code.includes('satisfies PublishBridgeConfig'));
+}
+
 // Packaging does not depend on the database: it runs once, in the SQLite pass of the matrix.
 const describePackaging = testDatabaseClient() === 'sqlite' ? describe : describe.skip;
 
@@ -36,12 +46,13 @@ describePackaging(
   () => {
     let workDir: string;
     let tarball: PackedTarball;
+    let appDir: string;
     let app: BootedApp;
 
     beforeAll(async () => {
       workDir = makeWorkDir();
       tarball = packRepository(workDir);
-      const appDir = createScratchApp(workDir, tarball.file);
+      appDir = createScratchApp(workDir, tarball.file);
       app = await bootScratchApp(appDir, SECRETS);
     });
 
@@ -57,10 +68,12 @@ describePackaging(
         body,
       });
 
-    it('ships the build and the entry points, not the sources or the example', () => {
+    it('ships the build, the entry points, the licence and the changelog, not the sources or the example', () => {
       expect(tarball.files).toEqual(
         expect.arrayContaining([
           'package.json',
+          'LICENSE',
+          'CHANGELOG.md',
           'strapi-server.js',
           'dist/server/index.js',
           'dist/admin/index.js',
@@ -75,6 +88,21 @@ describePackaging(
       expect(app.report.serverEntries).toEqual([
         'node_modules/strapi-plugin-publish-bridge/dist/server/index.js',
       ]);
+    });
+
+    it("type-checks the README's typed config/plugins.ts against the installed types, and refuses a misspelt option", () => {
+      const typed = readmeTypedPluginsConfigs();
+      expect(typed.length).toBeGreaterThanOrEqual(2);
+      const misspelt = typed[0].replace('urlTemplates:', 'urlTemplate:');
+      expect(misspelt).not.toBe(typed[0]);
+      const files = Object.fromEntries(typed.map((code, index) => [`readme-${index + 1}.ts`, code]));
+      // One compiler run for all files: loading Strapi's types is most of its cost.
+      const { status, output } = typeCheckInSite(workDir, appDir, { ...files, 'misspelt.ts': misspelt });
+      const errors = output.split('\n').filter((line) => / error TS\d+:/.test(line));
+      expect(errors).toEqual([
+        expect.stringMatching(/^misspelt\.ts\(\d+,\d+\): error TS(2353|2561): .*'urlTemplate'/),
+      ]);
+      expect(status).not.toBe(0);
     });
 
     it('answers a signed handshake', async () => {

@@ -50,6 +50,8 @@ const PLUGINS_CONFIG = `module.exports = ({ env }) => ({
 export function createScratchApp(workDir: string, tarball: string): string {
   const appDir = path.join(workDir, 'app');
   for (const part of ['config', 'src', 'public', 'database']) {
+    // database/ is made by the example's first start (and ignored by git): a fresh clone has none.
+    if (!fs.existsSync(path.join(EXAMPLE_DIR, part))) continue;
     fs.cpSync(path.join(EXAMPLE_DIR, part), path.join(appDir, part), { recursive: true });
   }
   fs.writeFileSync(path.join(appDir, 'config', 'plugins.js'), PLUGINS_CONFIG);
@@ -121,3 +123,41 @@ export function bootScratchApp(appDir: string, env: Record<string, string>): Pro
 }
 
 export const makeWorkDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'pb-packaging-'));
+
+/** The compiler options `create-strapi-app --typescript` writes into a new project's tsconfig.json. */
+const GENERATED_PROJECT_COMPILER_OPTIONS = {
+  module: 'CommonJS',
+  moduleResolution: 'Node',
+  lib: ['ES2020'],
+  target: 'ES2019',
+  strict: false,
+  skipLibCheck: true,
+  forceConsistentCasingInFileNames: true,
+  esModuleInterop: true,
+  resolveJsonModule: true,
+  noImplicitThis: true,
+};
+
+/**
+ * `tsc --noEmit` over `files` (name → source) in a TypeScript project beside the scratch app,
+ * resolving packages from the app's node_modules, so the plugin's types are the installed
+ * tarball's. Returns the compiler's exit status and its diagnostics.
+ */
+export function typeCheckInSite(
+  workDir: string,
+  appDir: string,
+  files: Record<string, string>
+): { status: number | null; output: string } {
+  const siteDir = path.join(workDir, 'typed-site');
+  fs.mkdirSync(siteDir);
+  fs.symlinkSync(path.join(appDir, 'node_modules'), path.join(siteDir, 'node_modules'));
+  for (const [name, source] of Object.entries(files)) fs.writeFileSync(path.join(siteDir, name), source);
+  const tsconfig = { compilerOptions: GENERATED_PROJECT_COMPILER_OPTIONS, files: Object.keys(files) };
+  fs.writeFileSync(path.join(siteDir, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
+  const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const result = spawnSync(process.execPath, [tsc, '--noEmit', '-p', siteDir], {
+    cwd: siteDir,
+    encoding: 'utf8',
+  });
+  return { status: result.status, output: `${result.stdout}${result.stderr}` };
+}

@@ -180,6 +180,18 @@ export const pluginConfigSchema = z
 
 export type PluginConfig = z.infer<typeof pluginConfigSchema>;
 
+/** Where a site stores one resource: its content type and, per contract field, the attribute. */
+export type PublishBridgeContentTypeMapping = z.input<typeof contentTypeMapping>;
+
+/**
+ * What a site writes as the plugin's `config` in config/plugins. Strapi fills in what is left
+ * out from the defaults key by key (lodash `defaultsDeep`), so every option, and every key of an
+ * object option such as `media`, may be omitted.
+ */
+export type PublishBridgeConfig = {
+  [Option in keyof z.input<typeof pluginConfigSchema>]?: Partial<z.input<typeof pluginConfigSchema>[Option]>;
+};
+
 const allCapabilities = Object.fromEntries(CAPABILITIES.map((name) => [name, true])) as Record<
   Capability,
   boolean
