@@ -97,6 +97,9 @@ const limitsOf = (attribute: AttributeSchema): LengthLimits => ({
   max: attribute.maxLength,
 });
 
+type ChosenMapping = Record<ResourceKind, { uid: string; fields: Record<string, FieldMapping> }>;
+
+/** Each resource's mapping (the site's, or the plugin's own type) checked against the site's schemas. */
 export function resolveMapping(
   config: MappingConfig,
   schemaOf: SchemaLookup,
@@ -105,118 +108,174 @@ export function resolveMapping(
   const problems: string[] = [];
   const chosen = Object.fromEntries(
     RESOURCE_KINDS.map((kind) => [kind, config[kind] ?? DEFAULT_MAPPING[kind]])
-  ) as Record<ResourceKind, { uid: string; fields: Record<string, FieldMapping> }>;
+  ) as ChosenMapping;
   const resources = {} as Record<ResourceKind, ResolvedResource>;
-
   for (const kind of RESOURCE_KINDS) {
-    const { uid, fields } = chosen[kind];
-    const where = `contentTypes.${kind}`;
-    const schema = schemaOf(uid);
-    if (!schema) {
-      problems.push(`${where}.uid: "${uid}" is not a content type of this site.`);
-      continue;
-    }
-    const resolved: ResolvedResource = {
-      kind,
-      uid,
-      draftAndPublish: schema.draftAndPublish,
-      fields: {},
-      nameField: '',
-      unmapped: Object.keys(FIELD_ROLES[kind]).filter(
-        (field) => fields[field] === undefined && field !== 'slug'
-      ),
-    };
-
-    for (const [field, mapping] of Object.entries(fields)) {
-      const role = FIELD_ROLES[kind][field];
-      const at = `${where}.fields.${field}`;
-      if (!role) {
-        problems.push(
-          `${at}: "${field}" is not a contract field of ${kind} (known: ${Object.keys(FIELD_ROLES[kind]).join(', ')}).`
-        );
-        continue;
-      }
-      const zoneMapping = typeof mapping === 'object' && 'attribute' in mapping ? mapping : undefined;
-      if (typeof mapping === 'object' && !zoneMapping) {
-        const seo = resolveSeoFields(mapping as SeoMapping, schema.attributes, uid, at, problems);
-        if (seo) resolved.fields[field] = { adapter: 'seoFields', attribute: '', limits: {}, seo };
-        continue;
-      }
-      const attributeName = zoneMapping ? zoneMapping.attribute : (mapping as string);
-      const attribute = schema.attributes[attributeName];
-      if (!attribute) {
-        problems.push(
-          `${at}: ${uid} has no attribute "${attributeName}" (its attributes: ${Object.keys(schema.attributes).join(', ')}).`
-        );
-        continue;
-      }
-      if (zoneMapping && attribute.type !== 'dynamiczone') {
-        problems.push(
-          `${at}: the { attribute, components } form is for dynamic zones; "${attributeName}" of ${uid} is of type "${attribute.type}", so map it as "${attributeName}".`
-        );
-        continue;
-      }
-      const adapter = adapterFor(role, attribute.type);
-      if (!adapter) {
-        problems.push(
-          `${at}: attribute "${attributeName}" of ${uid} is of type "${attribute.type}", which cannot hold ${field}.`
-        );
-        continue;
-      }
-      const target: FieldTarget = {
-        adapter,
-        attribute: attributeName,
-        attributeType: attribute.type,
-        customField: attribute.customField,
-        limits: limitsOf(attribute),
-        multiple: attribute.multiple,
-      };
-      if (adapter === 'relation') {
-        const targetKind = RELATION_TARGETS[kind]?.[field];
-        const expectedUid = targetKind ? chosen[targetKind].uid : undefined;
-        if (!targetKind || attribute.target !== expectedUid) {
-          problems.push(
-            `${at}: relation "${attributeName}" points to ${attribute.target}, but ${targetKind ?? field} is stored in ${expectedUid ?? 'nothing'}; map contentTypes.${targetKind} to ${attribute.target} or choose another attribute.`
-          );
-          continue;
-        }
-        target.targetKind = targetKind;
-        target.multiple = MULTIPLE_RELATIONS.includes(attribute.relation ?? '');
-      }
-      if (adapter === 'seoComponent') {
-        const seo = resolveSeoComponent(attribute, componentOf, at, problems);
-        if (!seo) continue;
-        target.seo = seo;
-      }
-      if (adapter === 'dynamicZone') {
-        const zone = resolveZone(
-          attributeName,
-          attribute,
-          zoneMapping?.components ?? {},
-          componentOf,
-          at,
-          problems
-        );
-        if (!zone) continue;
-        target.zone = zone;
-      }
-      resolved.fields[field] = target;
-    }
-
-    const nameField = NAME_FIELD[kind];
-    const nameTarget = resolved.fields[nameField];
-    if (!nameTarget || nameTarget.adapter !== 'text') {
-      problems.push(
-        `${where}.fields.${nameField}: must name a text attribute; ${kind} entries are found and titled by it.`
-      );
-    } else {
-      resolved.nameField = nameTarget.attribute;
-    }
-    const slug = resolved.fields.slug;
-    if (slug) resolved.slugField = slug.attribute;
-    resources[kind] = resolved;
+    const resolved = resolveResource(kind, chosen, schemaOf, componentOf, problems);
+    if (resolved) resources[kind] = resolved;
   }
   return { resources, problems };
+}
+
+function resolveResource(
+  kind: ResourceKind,
+  chosen: ChosenMapping,
+  schemaOf: SchemaLookup,
+  componentOf: SchemaLookup,
+  problems: string[]
+): ResolvedResource | undefined {
+  const { uid, fields } = chosen[kind];
+  const where = `contentTypes.${kind}`;
+  const schema = schemaOf(uid);
+  if (!schema) {
+    problems.push(`${where}.uid: "${uid}" is not a content type of this site.`);
+    return undefined;
+  }
+  const resolved: ResolvedResource = {
+    kind,
+    uid,
+    draftAndPublish: schema.draftAndPublish,
+    fields: {},
+    nameField: '',
+    unmapped: Object.keys(FIELD_ROLES[kind]).filter(
+      (field) => fields[field] === undefined && field !== 'slug'
+    ),
+  };
+  for (const [field, mapping] of Object.entries(fields)) {
+    const target = resolveField({ kind, field, mapping, uid, schema, chosen, componentOf, problems });
+    if (target) resolved.fields[field] = target;
+  }
+
+  const nameField = NAME_FIELD[kind];
+  const nameTarget = resolved.fields[nameField];
+  if (!nameTarget || nameTarget.adapter !== 'text') {
+    problems.push(
+      `${where}.fields.${nameField}: must name a text attribute; ${kind} entries are found and titled by it.`
+    );
+  } else {
+    resolved.nameField = nameTarget.attribute;
+  }
+  const slug = resolved.fields.slug;
+  if (slug) resolved.slugField = slug.attribute;
+  return resolved;
+}
+
+type FieldContext = {
+  kind: ResourceKind;
+  field: string;
+  mapping: FieldMapping;
+  uid: string;
+  schema: NonNullable<ReturnType<SchemaLookup>>;
+  chosen: ChosenMapping;
+  componentOf: SchemaLookup;
+  problems: string[];
+};
+
+/** Where one contract field goes, or undefined with the reason in `problems`. */
+function resolveField({
+  kind,
+  field,
+  mapping,
+  uid,
+  schema,
+  chosen,
+  componentOf,
+  problems,
+}: FieldContext): FieldTarget | undefined {
+  const role = FIELD_ROLES[kind][field];
+  const at = `contentTypes.${kind}.fields.${field}`;
+  if (!role) {
+    problems.push(
+      `${at}: "${field}" is not a contract field of ${kind} (known: ${Object.keys(FIELD_ROLES[kind]).join(', ')}).`
+    );
+    return undefined;
+  }
+  const zoneMapping = typeof mapping === 'object' && 'attribute' in mapping ? mapping : undefined;
+  if (typeof mapping === 'object' && !zoneMapping) {
+    const seo = resolveSeoFields(mapping as SeoMapping, schema.attributes, uid, at, problems);
+    return seo ? { adapter: 'seoFields', attribute: '', limits: {}, seo } : undefined;
+  }
+  const attributeName = zoneMapping ? zoneMapping.attribute : (mapping as string);
+  const attribute = schema.attributes[attributeName];
+  if (!attribute) {
+    problems.push(
+      `${at}: ${uid} has no attribute "${attributeName}" (its attributes: ${Object.keys(schema.attributes).join(', ')}).`
+    );
+    return undefined;
+  }
+  if (zoneMapping && attribute.type !== 'dynamiczone') {
+    problems.push(
+      `${at}: the { attribute, components } form is for dynamic zones; "${attributeName}" of ${uid} is of type "${attribute.type}", so map it as "${attributeName}".`
+    );
+    return undefined;
+  }
+  const adapter = adapterFor(role, attribute.type);
+  if (!adapter) {
+    problems.push(
+      `${at}: attribute "${attributeName}" of ${uid} is of type "${attribute.type}", which cannot hold ${field}.`
+    );
+    return undefined;
+  }
+  const target: FieldTarget = {
+    adapter,
+    attribute: attributeName,
+    attributeType: attribute.type,
+    customField: attribute.customField,
+    limits: limitsOf(attribute),
+    multiple: attribute.multiple,
+  };
+  const details = adapterDetails(target, attribute, zoneMapping, {
+    kind,
+    field,
+    chosen,
+    componentOf,
+    at,
+    problems,
+  });
+  return details && { ...target, ...details };
+}
+
+/** What a relation, an SEO component and a dynamic zone need beyond the attribute; undefined when it cannot be stored. */
+function adapterDetails(
+  { adapter, attribute: attributeName }: FieldTarget,
+  attribute: AttributeSchema,
+  zoneMapping: ZoneMapping | undefined,
+  {
+    kind,
+    field,
+    chosen,
+    componentOf,
+    at,
+    problems,
+  }: Pick<FieldContext, 'kind' | 'field' | 'chosen' | 'componentOf' | 'problems'> & { at: string }
+): Partial<FieldTarget> | undefined {
+  if (adapter === 'relation') {
+    const targetKind = RELATION_TARGETS[kind]?.[field];
+    const expectedUid = targetKind ? chosen[targetKind].uid : undefined;
+    if (!targetKind || attribute.target !== expectedUid) {
+      problems.push(
+        `${at}: relation "${attributeName}" points to ${attribute.target}, but ${targetKind ?? field} is stored in ${expectedUid ?? 'nothing'}; map contentTypes.${targetKind} to ${attribute.target} or choose another attribute.`
+      );
+      return undefined;
+    }
+    return { targetKind, multiple: MULTIPLE_RELATIONS.includes(attribute.relation ?? '') };
+  }
+  if (adapter === 'seoComponent') {
+    const seo = resolveSeoComponent(attribute, componentOf, at, problems);
+    return seo && { seo };
+  }
+  if (adapter === 'dynamicZone') {
+    const zone = resolveZone(
+      attributeName,
+      attribute,
+      zoneMapping?.components ?? {},
+      componentOf,
+      at,
+      problems
+    );
+    return zone && { zone };
+  }
+  return {};
 }
 
 function resolveSeoFields(
