@@ -72,7 +72,11 @@ const NEWEST_FIRST = [{ receivedAt: 'desc' }, { id: 'desc' }];
 const ITEM_VERBS: Record<string, string> = { PUT: 'update', PATCH: 'update', DELETE: 'delete', GET: 'read' };
 const COLLECTION_VERBS: Record<string, string> = { POST: 'create', GET: 'list' };
 
-/** `POST /posts` → `posts.create`, `DELETE /blog-categories/x` → `blog-categories.delete`. */
+/**
+ * `POST /posts` → `posts.create`, `DELETE /blog-categories/x` → `blog-categories.delete`. Read
+ * from the path, not from the route Strapi's router matched (`ctx.state.route`): the gate answers
+ * some requests before any route runs (a body that is not JSON), and the log still names them.
+ */
 export function actionOf(method: string, pathUnderPrefix: string): string {
   const segments = pathUnderPrefix.split('/').filter(Boolean);
   if (segments.length === 1 && segments[0] === 'handshake') return 'handshake';
