@@ -52,7 +52,12 @@ function isAvif(head: Buffer): boolean {
   return brandOffsets.some((offset) => ['avif', 'avis'].includes(ascii(head, offset, offset + 4)));
 }
 
-/** The image types accepted, each with the bytes its files start with. SVG is left out: it can carry scripts. */
+/**
+ * The image types accepted, each with the bytes its files start with. SVG is left out: it can
+ * carry scripts. Not `file-type` (which Strapi's upload uses): its versions since 17 are ESM only,
+ * which the CommonJS bundle cannot load under Jest (or on Node before 20.19) without an
+ * experimental flag, and it would call an AVIF with a `mif1` major brand HEIF.
+ */
 const IMAGE_TYPES: Record<string, { label: string; ext: string; matches(head: Buffer): boolean }> = {
   'image/png': { label: 'PNG', ext: '.png', matches: (head) => head.subarray(0, 8).equals(PNG_SIGNATURE) },
   'image/jpeg': {
