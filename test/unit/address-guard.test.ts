@@ -136,6 +136,9 @@ describe('classifyAddress on IPv6', () => {
     ['2620:4f:8000::1', 'reserved'],
     ['5f00::1', 'reserved'],
     ['fec0::1%eth0', 'private'],
+    ['::8.8.8.8', 'reserved'],
+    ['::127.0.0.1', 'reserved'],
+    ['::224.0.0.1', 'reserved'],
   ])('%s, which ipaddr.js names otherwise or not at all, is %s', (address, kind) => {
     expect(classifyAddress(address)).toBe(kind);
   });

@@ -90,11 +90,17 @@ const familyOf = (address: string) => {
   return version === 4 ? 'ipv4' : 'ipv6';
 };
 
+/**
+ * An IPv6 literal as the socket reads it, in hexadecimal: ipaddr.js reads `::a.b.c.d` as
+ * IPv4-mapped (::ffff:a.b.c.d), a socket as IPv4-compatible (deprecated, refused), and the URL
+ * parser writes what the socket reads. A zone (%eth0) names the interface, not the address.
+ */
+const socketIPv6 = (address: string) => new URL(`http://[${address.split('%')[0]}]`).hostname.slice(1, -1);
+
 /** What kind of address `address` (an IPv4 or IPv6 literal, without brackets) is. */
 export function classifyAddress(address: string): AddressKind {
   // Node's own check first: ipaddr.js also reads forms a socket never gets (octal, hex, short IPv4).
-  // An IPv6 zone (%eth0) names the interface, not the address, and ipaddr.js reads only some.
-  const literal = familyOf(address) === 'ipv6' ? address.split('%')[0] : address;
+  const literal = familyOf(address) === 'ipv6' ? socketIPv6(address) : address;
   return kindOf(ipaddr.parse(literal));
 }
 
