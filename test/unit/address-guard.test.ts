@@ -39,6 +39,14 @@ describe('classifyAddress on IPv4', () => {
     expect(classifyAddress(address)).toBe(kind);
   });
 
+  it.each<[string, AddressKind]>([
+    ['192.31.196.1', 'reserved'],
+    ['192.175.48.1', 'reserved'],
+    ['192.52.193.1', 'reserved'],
+  ])('%s (AS112, AMT: IANA special-purpose ranges ipaddr.js names) is %s', (address, kind) => {
+    expect(classifyAddress(address)).toBe(kind);
+  });
+
   it.each([
     '8.8.8.8',
     '1.1.1.1',
@@ -109,6 +117,36 @@ describe('classifyAddress on IPv6', () => {
     '2002:808:808::1',
   ])('%s is public', (address) => {
     expect(classifyAddress(address)).toBe('public');
+  });
+
+  it.each<[string, AddressKind]>([
+    ['fe80::1%en-0.1', 'link-local'],
+    ['::ffff:0:7f00:1', 'reserved'],
+    ['::ffff:0:808:808', 'reserved'],
+    ['64:ff9b::c000:20a', 'documentation'],
+    ['2002:c612:1::1', 'benchmarking'],
+    ['::ffff:224.0.0.1', 'multicast'],
+    ['64:ff9b::ffff:ffff', 'broadcast'],
+    ['2002:f000:1::1', 'reserved'],
+    ['64:ff9b:1::808:808', 'private'],
+    ['2001:0:4136:e378::1', 'reserved'],
+    ['2001:3::1', 'reserved'],
+    ['2001:4:112::1', 'reserved'],
+    ['2001:20::1', 'reserved'],
+    ['2620:4f:8000::1', 'reserved'],
+    ['5f00::1', 'reserved'],
+    ['fec0::1%eth0', 'private'],
+    ['::8.8.8.8', 'reserved'],
+    ['::127.0.0.1', 'reserved'],
+    ['::224.0.0.1', 'reserved'],
+  ])('%s, which ipaddr.js names otherwise or not at all, is %s', (address, kind) => {
+    expect(classifyAddress(address)).toBe(kind);
+  });
+
+  it('throws on a short, octal or hex IPv4 form that ipaddr.js would read but no socket is given', () => {
+    for (const address of ['127.1', '0177.0.0.1', '0x7f.0.0.1', '2130706433']) {
+      expect(() => classifyAddress(address)).toThrow('is not an IP address');
+    }
   });
 
   it('throws on something that is not an IP address', () => {

@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { BlockList, isIP } from 'node:net';
 
 /**
@@ -20,96 +21,68 @@ export type AddressKind =
   | 'benchmarking'
   | 'reserved';
 
-type Subnet = readonly [network: string, prefix: number];
 type SpecialKind = Exclude<AddressKind, 'public'>;
 
-/** IANA special-purpose ranges; the first kind whose ranges hold an address names it. */
-const SPECIAL_RANGES: { kind: SpecialKind; ipv4: Subnet[]; ipv6: Subnet[] }[] = [
-  { kind: 'unspecified', ipv4: [['0.0.0.0', 8]], ipv6: [['::', 128]] },
-  { kind: 'loopback', ipv4: [['127.0.0.0', 8]], ipv6: [['::1', 128]] },
-  {
-    kind: 'private',
-    ipv4: [
-      ['10.0.0.0', 8],
-      ['172.16.0.0', 12],
-      ['192.168.0.0', 16],
-    ],
-    // Deprecated site-local addresses and local-use NAT64 both reach only the local network.
-    ipv6: [
-      ['fec0::', 10],
-      ['64:ff9b:1::', 48],
-    ],
-  },
-  { kind: 'carrier-grade NAT', ipv4: [['100.64.0.0', 10]], ipv6: [] },
-  { kind: 'link-local', ipv4: [['169.254.0.0', 16]], ipv6: [['fe80::', 10]] },
-  { kind: 'unique-local', ipv4: [], ipv6: [['fc00::', 7]] },
-  {
-    kind: 'documentation',
-    ipv4: [
-      ['192.0.2.0', 24],
-      ['198.51.100.0', 24],
-      ['203.0.113.0', 24],
-    ],
-    ipv6: [
-      ['2001:db8::', 32],
-      ['3fff::', 20],
-    ],
-  },
-  { kind: 'benchmarking', ipv4: [['198.18.0.0', 15]], ipv6: [['2001:2::', 48]] },
-  { kind: 'multicast', ipv4: [['224.0.0.0', 4]], ipv6: [['ff00::', 8]] },
-  { kind: 'broadcast', ipv4: [['255.255.255.255', 32]], ipv6: [] },
-  {
-    kind: 'reserved',
-    ipv4: [
-      ['192.0.0.0', 24],
-      ['192.88.99.0', 24],
-      ['240.0.0.0', 4],
-    ],
-    // IPv4-compatible addresses (deprecated), the discard prefix, IETF protocol assignments (Teredo, ORCHID).
-    ipv6: [
-      ['::', 96],
-      ['100::', 64],
-      ['2001::', 23],
-    ],
-  },
-];
+/**
+ * The kind of each range ipaddr.js names from IANA's special-purpose registries. A range it names
+ * that is not listed (reserved, discard, Teredo, ORCHID, AS112, AMT, segment routing, and any a
+ * later version adds) is 'reserved': refused, never allowed by default.
+ */
+const KIND_OF_RANGE: Record<string, AddressKind> = {
+  unicast: 'public',
+  unspecified: 'unspecified',
+  loopback: 'loopback',
+  private: 'private',
+  // Deprecated site-local addresses reach only the local network, as private ones do.
+  deprecatedSiteLocal: 'private',
+  carrierGradeNat: 'carrier-grade NAT',
+  linkLocal: 'link-local',
+  uniqueLocal: 'unique-local',
+  benchmarking: 'benchmarking',
+  multicast: 'multicast',
+  broadcast: 'broadcast',
+};
+
+const rangeList = (ranges: Partial<Record<SpecialKind, string[]>>) =>
+  Object.fromEntries(
+    Object.entries(ranges).map(([kind, cidrs]) => [kind, cidrs.map((cidr) => ipaddr.parseCIDR(cidr))])
+  );
+
+/** Ranges inside ones ipaddr.js names more broadly, told apart so that a refusal says what they are. */
+const NARROWER_RANGES = rangeList({
+  // ipaddr.js: 'reserved'.
+  documentation: ['192.0.2.0/24', '198.51.100.0/24', '203.0.113.0/24', '2001:db8::/32', '3fff::/20'],
+  benchmarking: ['198.18.0.0/15'],
+  // ipaddr.js: 'rfc6052' with the well-known NAT64 prefix; local-use NAT64 reaches only the local network.
+  private: ['64:ff9b:1::/48'],
+});
+
+/** IPv6 addresses outside global unicast are unassigned, whatever range ipaddr.js gives them. */
+const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
+
+const ipv4Of = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
 
 /**
- * NAT64 (64:ff9b::/96) and 6to4 (2002::/16) addresses carry an IPv4 address that a gateway
- * connects to; each refused IPv4 range is refused there too.
+ * The IPv4 address an IPv4-mapped (::ffff:a.b.c.d), NAT64 (64:ff9b::/96) or 6to4 (2002::/16)
+ * address carries: the socket or a gateway connects to it, so each is what that address is.
  */
-function embeddedIPv4Subnets([network, prefix]: Subnet): Subnet[] {
-  const octets = network.split('.').map(Number);
-  const high = ((octets[0] << 8) | octets[1]).toString(16);
-  const low = ((octets[2] << 8) | octets[3]).toString(16);
-  return [
-    [`64:ff9b::${high}:${low}`, 96 + prefix],
-    [`2002:${high}:${low}::`, 16 + prefix],
-  ];
+function carriedIPv4({ parts }: ipaddr.IPv6, range: string): ipaddr.IPv4 | undefined {
+  if (range === 'ipv4Mapped' || range === 'rfc6052') return ipv4Of(parts[6], parts[7]);
+  if (range === '6to4') return ipv4Of(parts[1], parts[2]);
+  return undefined;
 }
 
-function blockListOf(ipv4: Subnet[], ipv6: Subnet[]): BlockList {
-  const list = new BlockList();
-  for (const [network, prefix] of ipv4) list.addSubnet(network, prefix, 'ipv4');
-  for (const [network, prefix] of ipv6) list.addSubnet(network, prefix, 'ipv6');
-  return list;
+function kindOf(address: ipaddr.IPv4 | ipaddr.IPv6): AddressKind {
+  const narrower = ipaddr.subnetMatch(address, NARROWER_RANGES, 'none');
+  if (narrower !== 'none') return narrower as SpecialKind;
+  const range = address.range();
+  if (address instanceof ipaddr.IPv6) {
+    const carried = carriedIPv4(address, range);
+    if (carried) return kindOf(carried);
+    if (range === 'unicast' && !address.match(GLOBAL_UNICAST)) return 'reserved';
+  }
+  return KIND_OF_RANGE[range] ?? 'reserved';
 }
-
-// IPv4-mapped IPv6 addresses (::ffff:a.b.c.d) match the IPv4 ranges: BlockList maps them itself.
-const SPECIAL_LISTS = SPECIAL_RANGES.map(({ kind, ipv4, ipv6 }) => ({
-  kind,
-  list: blockListOf(ipv4, [...ipv6, ...ipv4.flatMap(embeddedIPv4Subnets)]),
-}));
-
-/** IPv6 addresses outside global unicast are unassigned, except the forms that carry a public IPv4 address. */
-const GLOBAL_UNICAST = blockListOf([], [['2000::', 3]]);
-const CARRIES_IPV4 = blockListOf(
-  [],
-  [
-    ['::ffff:0:0', 96],
-    ['64:ff9b::', 96],
-  ]
-);
 
 const familyOf = (address: string) => {
   const version = isIP(address);
@@ -117,16 +90,18 @@ const familyOf = (address: string) => {
   return version === 4 ? 'ipv4' : 'ipv6';
 };
 
+/**
+ * An IPv6 literal as the socket reads it, in hexadecimal: ipaddr.js reads `::a.b.c.d` as
+ * IPv4-mapped (::ffff:a.b.c.d), a socket as IPv4-compatible (deprecated, refused), and the URL
+ * parser writes what the socket reads. A zone (%eth0) names the interface, not the address.
+ */
+const socketIPv6 = (address: string) => new URL(`http://[${address.split('%')[0]}]`).hostname.slice(1, -1);
+
 /** What kind of address `address` (an IPv4 or IPv6 literal, without brackets) is. */
 export function classifyAddress(address: string): AddressKind {
-  const family = familyOf(address);
-  for (const { kind, list } of SPECIAL_LISTS) {
-    if (list.check(address, family)) return kind;
-  }
-  if (family === 'ipv6' && !GLOBAL_UNICAST.check(address, 'ipv6') && !CARRIES_IPV4.check(address, 'ipv6')) {
-    return 'reserved';
-  }
-  return 'public';
+  // Node's own check first: ipaddr.js also reads forms a socket never gets (octal, hex, short IPv4).
+  const literal = familyOf(address) === 'ipv6' ? socketIPv6(address) : address;
+  return kindOf(ipaddr.parse(literal));
 }
 
 /** Host names and addresses the site owner trusts although they are not public. */
