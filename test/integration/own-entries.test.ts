@@ -69,6 +69,30 @@ describe('without adoptExistingEntries', () => {
     });
   });
 
+  test("an editor's blog category the publisher named (alone or in a post) is found, and still not deleted", async () => {
+    const named = await editorsCategory(site, 'Editor named');
+    const inPost = await editorsCategory(site, 'Editor in post');
+    const found = await site.send('POST', '/blog-categories', { name: 'Editor named' });
+    expect(found.body.id).toBe(named.documentId);
+    const post = await site.send('POST', '/posts', {
+      title: 'Names an editor category',
+      content: '<p>x</p>',
+      status: 'publish',
+      categories: ['Editor in post'],
+    });
+    expect(post.status).toBe(200);
+
+    for (const category of [named, inPost]) {
+      const reply = await site.send('DELETE', `/blog-categories/${category.documentId}`);
+      expect(reply.status).toBe(404);
+      expect(await documents(site, CATEGORY).findOne({ documentId: category.documentId })).not.toBeNull();
+    }
+    // Still found by name: the next publish relates to it again.
+    expect((await site.send('POST', '/blog-categories', { name: 'Editor named' })).body.id).toBe(
+      named.documentId
+    );
+  });
+
   test('what the plugin created is still updated and deleted', async () => {
     const post = await site.send('POST', '/posts', { title: 'Ours', content: '<p>x</p>', status: 'publish' });
     expect((await site.send('PUT', `/posts/${post.body.id}`, { title: 'Ours, renamed' })).status).toBe(200);

@@ -4,6 +4,7 @@ import type { Resource } from '../resources';
 import type { LocaleScope } from './locales';
 import type { Transaction } from './transactions';
 import type { DeletedResponse, EntityResponse } from './types';
+import { editorsEntryKey } from './identities';
 import { getService, pluginConfig } from '../plugin';
 import { documentsOf } from '../database/documents';
 
@@ -67,6 +68,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const identities = getService(strapi, 'identities');
       if (await identities.knows(transaction.trx, resource.registry, documentId)) return;
       if (!pluginConfig(strapi).adoptExistingEntries) throw notFound(resource.label, documentId);
+      await identities.forgetKey(transaction.trx, resource.registry, editorsEntryKey(documentId));
       await identities.claimDocument(transaction.trx, resource.registry, [], documentId);
     },
 

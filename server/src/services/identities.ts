@@ -44,6 +44,12 @@ const DOCUMENT_ID = /^[a-z0-9]{1,255}$/;
  * slug attribute and no source_id, an author with neither username nor email, an adopted entry.
  */
 export const documentKey = (documentId: string) => `document:${documentId}`;
+/**
+ * Marks an editor's entry the registry knows only because the publisher referred to it by name
+ * (a category named in a post): the plugin finds it, but did not create it, so it is not the
+ * platform's to delete.
+ */
+export const editorsEntryKey = (documentId: string) => `editors:${documentId}`;
 
 /** Characters that every supported collation compares one to one (checked against MariaDB's *_ci collations). */
 const PLAIN_KEY = /^[a-z0-9:._~-]+( [a-z0-9:._~-]+)*$/;
@@ -110,18 +116,19 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /**
-     * Whether the registry holds a key of `resource` for `target`: true for every document the
-     * plugin created (or adopted), false for an entry an editor made in the same type. One index
+     * Whether `target` is the plugin's: the registry holds a key of `resource` for it, for every
+     * document the plugin created (or adopted), and none for an entry an editor made in the same
+     * type, unless the publisher named it; then the registry marks it as the editor's. One index
      * lookup: the schema indexes resource and target.
      */
     async knows(trx: Trx, resource: string, target: string): Promise<boolean> {
       const table = identities();
-      const row = await knex()(table.name)
+      const rows: Array<{ key: string }> = await knex()(table.name)
         .transacting(trx)
-        .select(table.column('id'))
-        .where({ [table.column('resource')]: resource, [table.column('target')]: target })
-        .first();
-      return Boolean(row);
+        .select({ key: table.column('naturalKey') })
+        .where({ [table.column('resource')]: resource, [table.column('target')]: target });
+      const editors = storedKey(editorsEntryKey(target));
+      return rows.length > 0 && !rows.some((row) => row.key === editors);
     },
 
     async forgetKey(trx: Trx, resource: string, key: string) {

@@ -7,6 +7,7 @@ import { toSlug } from '../utils/slug';
 import type { Transaction } from './transactions';
 import { getService } from '../plugin';
 import { documentsOf } from '../database/documents';
+import { editorsEntryKey } from './identities';
 
 export type FoundOrCreated = { documentId: string; created: boolean };
 
@@ -66,7 +67,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       });
       const existing = candidates.find((candidate) => this.nameKey(candidate[nameField] ?? '') === nameKey);
       if (existing) {
-        await registry.claimAll(trx, registryName, [...sourceKeys, nameKey], existing.documentId);
+        const keys = [...sourceKeys, nameKey, editorsEntryKey(existing.documentId)];
+        await registry.claimAll(trx, registryName, keys, existing.documentId);
         return { documentId: existing.documentId, created: false };
       }
 
