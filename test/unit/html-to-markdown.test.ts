@@ -172,6 +172,12 @@ describe('htmlToMarkdown: HTML written into the Markdown stays one HTML block', 
       '<p>1</p><p>2</p>\n\n![x](https://evil.example/p.gif)',
       { maxBlocks: 1 },
     ],
+    [
+      // Turndown trimmed the blank lines around the table at the <span>'s edge (property test, seed 206713241)
+      'a kept table in an inline element, after text',
+      '*a*<span title="><img src=x onerror=alert(2)>"><table><tr><td title="a\n\nb"><pre>![x](https://e.example/i.png)\n',
+      { maxBlocks: 1 },
+    ],
   ])('%s renders nothing the HTML did not have', (_, html, options) => {
     expect(addedMarkup(html, options)).toEqual([]);
   });

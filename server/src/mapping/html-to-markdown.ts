@@ -1,5 +1,5 @@
 import render from 'dom-serializer';
-import type { Document } from 'domhandler';
+import { Element, isTag, type ChildNode, type Document, type ParentNode } from 'domhandler';
 import { DomUtils } from 'htmlparser2';
 import TurndownService from 'turndown';
 import { verbatimHtmlBlock, withoutBlankLines } from './html-in-markdown';
@@ -105,5 +105,59 @@ function wellFormed(root: Document): string {
   // read its content as text; Turndown's parser reads it as markup, which would make it live.
   for (const hidden of DomUtils.getElementsByTagName('noscript', root.children))
     DomUtils.removeElement(hidden);
+  setKeptHtmlApart(root);
   return render(root, { encodeEntities: 'utf8' });
+}
+
+/** The elements Turndown writes as blocks of their own, the others' Markdown joins the text around them. */
+const TURNDOWN_BLOCKS = new Set(
+  'address article aside audio blockquote body canvas center dd dir div dl dt fieldset figcaption figure footer form frameset h1 h2 h3 h4 h5 h6 header hgroup hr html isindex li main menu nav noframes noscript ol output p pre section table tbody td tfoot th thead tr ul'.split(
+    ' '
+  )
+);
+const isKeptAsHtml = (node: ChildNode): node is Element =>
+  isTag(node) && (KEPT_AS_HTML as readonly string[]).includes(node.name);
+
+/**
+ * Markup kept as HTML moved out of the inline elements (`<span>`, `<em>`, `<a>`) it is in, each
+ * of which is split in two around it. Turndown trims the whitespace at the edges of an inline
+ * element's Markdown, the blank lines that set the kept HTML apart included: the HTML then shared
+ * a line with the Markdown before it, a renderer read that line as a paragraph with inline tags,
+ * and the text between them as Markdown (`![x](…)` in a `<pre>` of a table in a `<span>` became
+ * an image), and after it, the Markdown that followed as HTML. Code keeps what it holds as text.
+ */
+function setKeptHtmlApart(parent: ParentNode): void {
+  for (const child of parent.children)
+    if (isTag(child) && child.name !== 'code' && !isKeptAsHtml(child)) setKeptHtmlApart(child);
+  const container = parent.parent;
+  if (!isTag(parent) || TURNDOWN_BLOCKS.has(parent.name) || !container || !parent.children.some(isKeptAsHtml))
+    return;
+  // One pass over the children, so that many kept elements in one inline element cost linear time.
+  const pieces: ChildNode[] = [];
+  let run: ChildNode[] = [];
+  const endRun = () => {
+    if (run.length > 0) pieces.push(withChildren(new Element(parent.name, { ...parent.attribs }), run));
+    run = [];
+  };
+  for (const child of parent.children) {
+    if (isKeptAsHtml(child)) {
+      endRun();
+      pieces.push(child);
+    } else run.push(child);
+  }
+  endRun();
+  const siblings = [...container.children];
+  siblings.splice(siblings.indexOf(parent), 1, ...pieces);
+  withChildren(container, siblings);
+}
+
+/** `parent` with `children`, each linked to it and to its siblings as the DOM utilities expect. */
+function withChildren<T extends ParentNode>(parent: T, children: ChildNode[]): T {
+  parent.children = children;
+  children.forEach((child, index) => {
+    child.parent = parent;
+    child.prev = children[index - 1] ?? null;
+    child.next = children[index + 1] ?? null;
+  });
+  return parent;
 }
