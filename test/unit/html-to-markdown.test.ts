@@ -178,6 +178,11 @@ describe('htmlToMarkdown: HTML written into the Markdown stays one HTML block', 
       '*a*<span title="><img src=x onerror=alert(2)>"><table><tr><td title="a\n\nb"><pre>![x](https://e.example/i.png)\n',
       { maxBlocks: 1 },
     ],
+    [
+      'kept markup a renderer starts no HTML block with',
+      '<p>a</p><video>![x](https://e.example/i.png)</video><p>b<audio>![y](https://e.example/j.png)</audio></p><object data="o">![z](https://e.example/k.png)</object>',
+      undefined,
+    ],
   ])('%s renders nothing the HTML did not have', (_, html, options) => {
     expect(addedMarkup(html, options)).toEqual([]);
   });

@@ -14,10 +14,18 @@ const turndown = new TurndownService({
   bulletListMarker: '-',
   emDelimiter: '*',
 });
+/**
+ * The kept markup a renderer starts an HTML block with (CommonMark's block tag names). The others
+ * (`<video>`) would start a paragraph, where the text inside them is read as Markdown (an image,
+ * `![x](…)`, became live), so they are written in a `<div>` that starts one.
+ */
+const STARTS_HTML_BLOCK = new Set<string>(['table', 'iframe', 'figure']);
 turndown.addRule('keptAsHtml', {
   filter: [...KEPT_AS_HTML],
-  replacement: (_content, node) =>
-    `\n\n${withoutBlankLines((node as unknown as { outerHTML: string }).outerHTML)}\n\n`,
+  replacement: (_content, node) => {
+    const html = (node as unknown as { outerHTML: string }).outerHTML;
+    return `\n\n${STARTS_HTML_BLOCK.has(node.nodeName.toLowerCase()) ? withoutBlankLines(html) : verbatimHtmlBlock(html)}\n\n`;
+  },
 });
 
 /**
