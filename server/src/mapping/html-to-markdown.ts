@@ -113,50 +113,69 @@ function wellFormed(root: Document): string {
   // read its content as text; Turndown's parser reads it as markup, which would make it live.
   for (const hidden of DomUtils.getElementsByTagName('noscript', root.children))
     DomUtils.removeElement(hidden);
-  setKeptHtmlApart(root);
+  setBlocksApart(root);
   return render(root, { encodeEntities: 'utf8' });
 }
 
-/** The elements Turndown writes as blocks of their own, the others' Markdown joins the text around them. */
+/** The elements Turndown writes as blocks of their own; the others' Markdown joins the text around them. */
 const TURNDOWN_BLOCKS = new Set(
   'address article aside audio blockquote body canvas center dd dir div dl dt fieldset figcaption figure footer form frameset h1 h2 h3 h4 h5 h6 header hgroup hr html isindex li main menu nav noframes noscript ol output p pre section table tbody td tfoot th thead tr ul'.split(
     ' '
   )
 );
-const isKeptAsHtml = (node: ChildNode): node is Element =>
-  isTag(node) && (KEPT_AS_HTML as readonly string[]).includes(node.name);
+const isBlockForTurndown = (node: ChildNode): node is Element =>
+  isTag(node) && (TURNDOWN_BLOCKS.has(node.name) || (KEPT_AS_HTML as readonly string[]).includes(node.name));
 
 /**
- * Markup kept as HTML moved out of the inline elements (`<span>`, `<em>`, `<a>`) it is in, each
- * of which is split in two around it. Turndown trims the whitespace at the edges of an inline
- * element's Markdown, the blank lines that set the kept HTML apart included: the HTML then shared
- * a line with the Markdown before it, a renderer read that line as a paragraph with inline tags,
- * and the text between them as Markdown (`![x](…)` in a `<pre>` of a table in a `<span>` became
- * an image), and after it, the Markdown that followed as HTML. Code keeps what it holds as text.
+ * Blocks moved out of the inline elements (`<span>`, `<em>`, `<a>`) they are in, each of which
+ * is split around them. Turndown writes an inline element's Markdown around all it holds and
+ * trims the whitespace at its edges, the blank lines that set a block apart included: markup
+ * kept as HTML then shared a line with the Markdown before it, a renderer read that line as a
+ * paragraph with inline tags, and the text between them as Markdown (`![x](…)` in a `<pre>` of a
+ * table in a `<span>` became an image), and after it, the Markdown that followed as HTML; a code
+ * block in a link ended its fence with the link's `](…)`, read as the next fence's language.
+ * Code keeps what it holds as text. Returns the children of `parent` that are or hold blocks.
  */
-function setKeptHtmlApart(parent: ParentNode): void {
-  for (const child of parent.children)
-    if (isTag(child) && child.name !== 'code' && !isKeptAsHtml(child)) setKeptHtmlApart(child);
-  const container = parent.parent;
-  if (!isTag(parent) || TURNDOWN_BLOCKS.has(parent.name) || !container || !parent.children.some(isKeptAsHtml))
-    return;
-  // One pass over the children, so that many kept elements in one inline element cost linear time.
+function setBlocksApart(parent: ParentNode): Set<ChildNode> {
+  const holders = new Set<ChildNode>();
+  const children: ChildNode[] = [];
+  for (const child of parent.children) {
+    // Kept HTML is written as it is, with what it holds.
+    const inner =
+      isTag(child) && child.name !== 'code' && !(KEPT_AS_HTML as readonly string[]).includes(child.name)
+        ? setBlocksApart(child)
+        : new Set<ChildNode>();
+    if (isTag(child) && inner.size > 0 && !isBlockForTurndown(child)) {
+      for (const piece of splitAround(child, inner)) {
+        if (inner.has(piece)) holders.add(piece);
+        children.push(piece);
+      }
+    } else {
+      if (isBlockForTurndown(child) || inner.size > 0) holders.add(child);
+      children.push(child);
+    }
+  }
+  withChildren(parent, children);
+  return holders;
+}
+
+/** `element`'s `holders`, each between copies of `element` holding the children around it. */
+function splitAround(element: Element, holders: Set<ChildNode>): ChildNode[] {
   const pieces: ChildNode[] = [];
   let run: ChildNode[] = [];
   const endRun = () => {
-    if (run.length > 0) pieces.push(withChildren(new Element(parent.name, { ...parent.attribs }), run));
+    if (run.length > 0) pieces.push(withChildren(new Element(element.name, { ...element.attribs }), run));
     run = [];
   };
-  for (const child of parent.children) {
-    if (isKeptAsHtml(child)) {
+  // One pass over the children, so that many blocks in one inline element cost linear time.
+  for (const child of element.children) {
+    if (holders.has(child)) {
       endRun();
       pieces.push(child);
     } else run.push(child);
   }
   endRun();
-  const siblings = [...container.children];
-  siblings.splice(siblings.indexOf(parent), 1, ...pieces);
-  withChildren(container, siblings);
+  return pieces;
 }
 
 /** `parent` with `children`, each linked to it and to its siblings as the DOM utilities expect. */
