@@ -172,6 +172,29 @@ describe('htmlToMarkdown: HTML written into the Markdown stays one HTML block', 
       '<p>1</p><p>2</p>\n\n![x](https://evil.example/p.gif)',
       { maxBlocks: 1 },
     ],
+    [
+      // Turndown trimmed the blank lines around the table at the <span>'s edge (property test, seed 206713241)
+      'a kept table in an inline element, after text',
+      '*a*<span title="><img src=x onerror=alert(2)>"><table><tr><td title="a\n\nb"><pre>![x](https://e.example/i.png)\n',
+      { maxBlocks: 1 },
+    ],
+    [
+      // The link's Markdown was trimmed too, though the table was in a block in it (widened property test)
+      'a kept table in a block in an inline element',
+      '<a href="/l"><pre><table><tr><td title="a\n\nb">![x](https://e.example/i.png) ',
+      { maxBlocks: 1 },
+    ],
+    [
+      // The fence's closing line went on with the link's `](/l)`, read as a new fence's language (widened property test)
+      'a code block in a link',
+      '<a href="/l"><pre><code>\n<table><tr><td title="a\n\nb">',
+      { maxBlocks: 1 },
+    ],
+    [
+      'kept markup a renderer starts no HTML block with',
+      '<p>a</p><video>![x](https://e.example/i.png)</video><p>b<audio>![y](https://e.example/j.png)</audio></p><object data="o">![z](https://e.example/k.png)</object>',
+      undefined,
+    ],
   ])('%s renders nothing the HTML did not have', (_, html, options) => {
     expect(addedMarkup(html, options)).toEqual([]);
   });
@@ -194,7 +217,16 @@ describe('htmlToMarkdown: HTML written into the Markdown stays one HTML block', 
       '*a*',
       'text',
       '<pre>',
-      '</pre>'
+      '</pre>',
+      // inline elements around them, and markup CommonMark starts no HTML block with
+      '<a href="/l">',
+      '</a>',
+      '<em>',
+      '</em>',
+      '<code>',
+      '</code>',
+      '<video>',
+      '</video>'
     );
     fc.assert(
       fc.property(fc.array(part, { maxLength: 30 }), fc.integer({ min: 1, max: 4 }), (parts, maxBlocks) => {

@@ -1,5 +1,5 @@
 import render from 'dom-serializer';
-import type { Document } from 'domhandler';
+import { Element, isTag, type ChildNode, type Document, type ParentNode } from 'domhandler';
 import { DomUtils } from 'htmlparser2';
 import TurndownService from 'turndown';
 import { verbatimHtmlBlock, withoutBlankLines } from './html-in-markdown';
@@ -14,10 +14,18 @@ const turndown = new TurndownService({
   bulletListMarker: '-',
   emDelimiter: '*',
 });
+/**
+ * The kept markup a renderer starts an HTML block with (CommonMark's block tag names). The others
+ * (`<video>`) would start a paragraph, where the text inside them is read as Markdown (an image,
+ * `![x](…)`, became live), so they are written in a `<div>` that starts one.
+ */
+const STARTS_HTML_BLOCK = new Set<string>(['table', 'iframe', 'figure']);
 turndown.addRule('keptAsHtml', {
   filter: [...KEPT_AS_HTML],
-  replacement: (_content, node) =>
-    `\n\n${withoutBlankLines((node as unknown as { outerHTML: string }).outerHTML)}\n\n`,
+  replacement: (_content, node) => {
+    const html = (node as unknown as { outerHTML: string }).outerHTML;
+    return `\n\n${STARTS_HTML_BLOCK.has(node.nodeName.toLowerCase()) ? withoutBlankLines(html) : verbatimHtmlBlock(html)}\n\n`;
+  },
 });
 
 /**
@@ -105,5 +113,78 @@ function wellFormed(root: Document): string {
   // read its content as text; Turndown's parser reads it as markup, which would make it live.
   for (const hidden of DomUtils.getElementsByTagName('noscript', root.children))
     DomUtils.removeElement(hidden);
+  setBlocksApart(root);
   return render(root, { encodeEntities: 'utf8' });
+}
+
+/** The elements Turndown writes as blocks of their own; the others' Markdown joins the text around them. */
+const TURNDOWN_BLOCKS = new Set(
+  'address article aside audio blockquote body canvas center dd dir div dl dt fieldset figcaption figure footer form frameset h1 h2 h3 h4 h5 h6 header hgroup hr html isindex li main menu nav noframes noscript ol output p pre section table tbody td tfoot th thead tr ul'.split(
+    ' '
+  )
+);
+const isBlockForTurndown = (node: ChildNode): node is Element =>
+  isTag(node) && (TURNDOWN_BLOCKS.has(node.name) || (KEPT_AS_HTML as readonly string[]).includes(node.name));
+
+/**
+ * Blocks moved out of the inline elements (`<span>`, `<em>`, `<a>`) they are in, each of which
+ * is split around them. Turndown writes an inline element's Markdown around all it holds and
+ * trims the whitespace at its edges, the blank lines that set a block apart included: markup
+ * kept as HTML then shared a line with the Markdown before it, a renderer read that line as a
+ * paragraph with inline tags, and the text between them as Markdown (`![x](…)` in a `<pre>` of a
+ * table in a `<span>` became an image), and after it, the Markdown that followed as HTML; a code
+ * block in a link ended its fence with the link's `](…)`, read as the next fence's language.
+ * Code keeps what it holds as text. Returns the children of `parent` that are or hold blocks.
+ */
+function setBlocksApart(parent: ParentNode): Set<ChildNode> {
+  const holders = new Set<ChildNode>();
+  const children: ChildNode[] = [];
+  for (const child of parent.children) {
+    // Kept HTML is written as it is, with what it holds.
+    const inner =
+      isTag(child) && child.name !== 'code' && !(KEPT_AS_HTML as readonly string[]).includes(child.name)
+        ? setBlocksApart(child)
+        : new Set<ChildNode>();
+    if (isTag(child) && inner.size > 0 && !isBlockForTurndown(child)) {
+      for (const piece of splitAround(child, inner)) {
+        if (inner.has(piece)) holders.add(piece);
+        children.push(piece);
+      }
+    } else {
+      if (isBlockForTurndown(child) || inner.size > 0) holders.add(child);
+      children.push(child);
+    }
+  }
+  withChildren(parent, children);
+  return holders;
+}
+
+/** `element`'s `holders`, each between copies of `element` holding the children around it. */
+function splitAround(element: Element, holders: Set<ChildNode>): ChildNode[] {
+  const pieces: ChildNode[] = [];
+  let run: ChildNode[] = [];
+  const endRun = () => {
+    if (run.length > 0) pieces.push(withChildren(new Element(element.name, { ...element.attribs }), run));
+    run = [];
+  };
+  // One pass over the children, so that many blocks in one inline element cost linear time.
+  for (const child of element.children) {
+    if (holders.has(child)) {
+      endRun();
+      pieces.push(child);
+    } else run.push(child);
+  }
+  endRun();
+  return pieces;
+}
+
+/** `parent` with `children`, each linked to it and to its siblings as the DOM utilities expect. */
+function withChildren<T extends ParentNode>(parent: T, children: ChildNode[]): T {
+  parent.children = children;
+  children.forEach((child, index) => {
+    child.parent = parent;
+    child.prev = children[index - 1] ?? null;
+    child.next = children[index + 1] ?? null;
+  });
+  return parent;
 }
