@@ -1,4 +1,4 @@
-import { isLostConnection, isUniqueViolation } from '../../server/src/utils/database-errors';
+import { driverMessageOf, isLostConnection, isUniqueViolation } from '../../server/src/utils/database-errors';
 
 describe('isLostConnection', () => {
   it.each([
@@ -38,5 +38,23 @@ describe('isLostConnection', () => {
   it('tells a unique violation apart', () => {
     expect(isUniqueViolation(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBe(true);
     expect(isUniqueViolation(new Error('Connection terminated unexpectedly'))).toBe(false);
+  });
+});
+
+describe('driverMessageOf', () => {
+  it('keeps the database words and drops the statement knex puts before them, values and all', () => {
+    const statement = `UPDATE receipts SET answer = CASE WHEN fingerprint = 'a - b' THEN '${'x'.repeat(5_000)}' END`;
+    expect(driverMessageOf(new Error(`${statement} - deadlock detected`))).toBe('deadlock detected');
+    expect(
+      driverMessageOf(
+        Object.assign(new Error(`${statement} - Got a packet bigger than 'max_allowed_packet' bytes`), {
+          sqlMessage: "Got a packet bigger than 'max_allowed_packet' bytes",
+        })
+      )
+    ).toBe("Got a packet bigger than 'max_allowed_packet' bytes");
+  });
+
+  it('never carries more than a few hundred characters', () => {
+    expect(driverMessageOf(new Error('y'.repeat(10_000))).length).toBeLessThanOrEqual(301);
   });
 });

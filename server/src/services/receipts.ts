@@ -5,6 +5,8 @@ import type { Core } from '@strapi/strapi';
 import { ContractError } from '../contract/errors';
 import { PLUGIN_ID } from '../constants';
 import { tableOf } from '../database/tables';
+import receipt from '../content-types/request-receipt';
+import { driverMessageOf } from '../utils/database-errors';
 
 /** What a request was answered: kept so an exact replay gets it again. */
 export type Answer = { status: number; body: unknown };
@@ -31,8 +33,13 @@ const MAX_POLL_MS = 500;
 const PRUNE_INTERVAL_MS = 60_000;
 /** Answers wait this long to share one commit with the others that finished meanwhile. */
 const KEEP_ANSWERS_EVERY_MS = 100;
-/** Answers kept per statement: five parameters each, far below every database's limit. */
+/** Answers kept per statement: eleven parameters each, far below every database's limit. */
 const ANSWERS_PER_STATEMENT = 200;
+/**
+ * And bytes of answers per statement: MySQL and MariaDB refuse a statement larger than their
+ * max_allowed_packet (16 MB by default, 4 MB on older servers) and drop the connection.
+ */
+const ANSWER_BYTES_PER_STATEMENT = 1_000_000;
 /**
  * Receipts are kept this long past their timestamp's window, so instances whose clocks differ
  * by less than this never prune a receipt another instance still needs (keep them in sync).
@@ -80,7 +87,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const table = () => tableOf(strapi, RECEIPT_UID);
   const rows = (knex: Knex = strapi.db.connection) => knex(table().name);
   /** Whether `INSERT ... ON CONFLICT DO NOTHING RETURNING` answers the rows it inserted. */
-  const reportsInsertedRows = () => strapi.db.dialect.client !== 'mysql';
+  const mysql = () => strapi.db.dialect.client === 'mysql';
+  const reportsInsertedRows = () => !mysql();
   /**
    * An instant as the expiresAt column keeps it. Strapi creates datetime columns without a time
    * zone, and the PostgreSQL and MySQL drivers write a Date as the process's local wall time:
@@ -124,22 +132,39 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       .where(column('fingerprint'), fingerprint);
   }
 
+  /** The next answers to keep in one statement, at most so many and so many bytes. */
+  function nextBatch(): Array<[string, KeptAnswer]> {
+    const batch: Array<[string, KeptAnswer]> = [];
+    let bytes = 0;
+    for (const entry of answersToKeep) {
+      const size = entry[1].answer?.length ?? 0;
+      const full = batch.length === ANSWERS_PER_STATEMENT || bytes + size > ANSWER_BYTES_PER_STATEMENT;
+      if (batch.length > 0 && full) break;
+      batch.push(entry);
+      bytes += size;
+    }
+    for (const [fingerprint] of batch) answersToKeep.delete(fingerprint);
+    return batch;
+  }
+
   /**
    * The answers of the writes that finished meanwhile, one UPDATE per batch: a statement per
    * batch, not per request (on SQLite's single connection each commit holds up every other
    * write). Each row is matched by its fingerprint and claimant; the ELSE branches keep a row
    * that another request took over and give PostgreSQL the columns' types for the parameters.
+   * MySQL and MariaDB are told to use the fingerprint index: for a batch that is a large share
+   * of a small table they read the whole table instead, locking every row they read, and then
+   * wait for every write still running to end.
    */
   async function keepAnswers() {
     await sleep(KEEP_ANSWERS_EVERY_MS);
     const { name, column } = table();
+    const fingerprintIndex = mysql() ? ` FORCE INDEX (${receipt.schema.indexes[0].name})` : '';
     while (answersToKeep.size > 0) {
-      const batch = [...answersToKeep].slice(0, ANSWERS_PER_STATEMENT);
-      for (const [fingerprint] of batch) answersToKeep.delete(fingerprint);
-      const knex = strapi.db.connection;
-      const matches = `WHEN ?? = ? AND ?? = ? THEN ?`;
-      const caseOf = (target: string, value: (kept: KeptAnswer) => unknown) =>
-        knex.raw(`CASE ${batch.map(() => matches).join(' ')} ELSE ?? END`, [
+      const batch = nextBatch();
+      const caseOf = (target: string, value: (kept: KeptAnswer) => unknown) => ({
+        sql: `CASE ${batch.map(() => 'WHEN ?? = ? AND ?? = ? THEN ?').join(' ')} ELSE ?? END`,
+        bindings: [
           ...batch.flatMap(([fingerprint, kept]) => [
             column('fingerprint'),
             fingerprint,
@@ -148,21 +173,29 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
             value(kept),
           ]),
           target,
-        ]);
+        ],
+      });
+      const status = caseOf(column('httpStatus'), (kept) => kept.status);
+      const answer = caseOf(column('answer'), (kept) => kept.answer);
+      const fingerprints = batch.map(([fingerprint]) => fingerprint);
       try {
-        await knex(name)
-          .whereIn(
+        await strapi.db.connection.raw(
+          `UPDATE ??${fingerprintIndex} SET ?? = ${status.sql}, ?? = ${answer.sql} WHERE ?? IN (${fingerprints.map(() => '?').join(', ')})`,
+          [
+            name,
+            column('httpStatus'),
+            ...status.bindings,
+            column('answer'),
+            ...answer.bindings,
             column('fingerprint'),
-            batch.map(([fingerprint]) => fingerprint)
-          )
-          .update({
-            [column('httpStatus')]: caseOf(column('httpStatus'), (kept) => kept.status),
-            [column('answer')]: caseOf(column('answer'), (kept) => kept.answer),
-          });
+            ...fingerprints,
+          ]
+        );
       } catch (error) {
-        // Replays of these requests are answered 409 "still being processed" until their receipts expire.
+        // Replays of these requests are answered 409 "still being processed" until their receipts
+        // expire. The driver's own message only: knex's starts with the statement, answers and all.
         strapi.log.warn(
-          `[${PLUGIN_ID}] could not keep ${batch.length} answers for replays: ${(error as Error).message}`
+          `[${PLUGIN_ID}] could not keep ${batch.length} answers for replays: ${driverMessageOf(error)}`
         );
       }
     }

@@ -109,3 +109,16 @@ export const isRetryableConflict = (error: unknown) =>
 /** Another row already holds the value a unique index guards. */
 export const isUniqueViolation = (error: unknown) =>
   codesOf(error).some((code) => UNIQUE_VIOLATIONS.has(code));
+
+/** Long enough for any driver's own message, too short for a statement with its values. */
+const DRIVER_MESSAGE_MAX = 300;
+
+/**
+ * The database's own words for a failed statement, for a log line: knex puts the whole statement
+ * before them, values included (request answers, for the receipts), which a log must not carry.
+ */
+export function driverMessageOf(error: unknown): string {
+  const { sqlMessage, message } = (error ?? {}) as { sqlMessage?: unknown; message?: unknown };
+  const text = typeof sqlMessage === 'string' ? sqlMessage : String(message ?? error).replace(/^.* - /s, '');
+  return text.length > DRIVER_MESSAGE_MAX ? `${text.slice(0, DRIVER_MESSAGE_MAX)}…` : text;
+}
