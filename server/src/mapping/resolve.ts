@@ -172,16 +172,8 @@ type FieldContext = {
 };
 
 /** Where one contract field goes, or undefined with the reason in `problems`. */
-function resolveField({
-  kind,
-  field,
-  mapping,
-  uid,
-  schema,
-  chosen,
-  componentOf,
-  problems,
-}: FieldContext): FieldTarget | undefined {
+function resolveField(context: FieldContext): FieldTarget | undefined {
+  const { kind, field, mapping, uid, schema, problems } = context;
   const role = FIELD_ROLES[kind][field];
   const at = `contentTypes.${kind}.fields.${field}`;
   if (!role) {
@@ -224,14 +216,7 @@ function resolveField({
     limits: limitsOf(attribute),
     multiple: attribute.multiple,
   };
-  const details = adapterDetails(target, attribute, zoneMapping, {
-    kind,
-    field,
-    chosen,
-    componentOf,
-    at,
-    problems,
-  });
+  const details = adapterDetails(target, attribute, zoneMapping, at, context);
   return details && { ...target, ...details };
 }
 
@@ -240,14 +225,8 @@ function adapterDetails(
   { adapter, attribute: attributeName }: FieldTarget,
   attribute: AttributeSchema,
   zoneMapping: ZoneMapping | undefined,
-  {
-    kind,
-    field,
-    chosen,
-    componentOf,
-    at,
-    problems,
-  }: Pick<FieldContext, 'kind' | 'field' | 'chosen' | 'componentOf' | 'problems'> & { at: string }
+  at: string,
+  { kind, field, chosen, componentOf, problems }: FieldContext
 ): Partial<FieldTarget> | undefined {
   if (adapter === 'relation') {
     const targetKind = RELATION_TARGETS[kind]?.[field];
