@@ -102,3 +102,16 @@ function parseOrText(text: string): unknown {
     return text;
   }
 }
+
+/** Which of the plugin's types the Content Manager puts in its menu, as its admin API tells the panel, by name. */
+export async function pluginTypesDisplayed(admin: AdminClient): Promise<Record<string, boolean>> {
+  const reply = await admin.request('GET', '/content-manager/content-types');
+  if (reply.status !== 200)
+    throw new Error(`GET /content-manager/content-types: ${reply.status} ${reply.text}`);
+  const types: { uid: string; isDisplayed: boolean }[] = reply.body.data;
+  return Object.fromEntries(
+    types
+      .filter(({ uid }) => uid.startsWith('plugin::publish-bridge.'))
+      .map(({ uid, isDisplayed }) => [uid.slice('plugin::publish-bridge.'.length), isDisplayed])
+  );
+}

@@ -1,7 +1,13 @@
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { anonymous, loginAs, loginWithPermissions, type AdminClient } from '../helpers/admin-client';
+import {
+  anonymous,
+  loginAs,
+  loginWithPermissions,
+  pluginTypesDisplayed,
+  type AdminClient,
+} from '../helpers/admin-client';
 import { signedHeaders, TEST_KEY } from '../helpers/signing';
 import { PREFIX, startSite, type Site } from '../helpers/site';
 
@@ -293,6 +299,20 @@ describe('capabilities', () => {
 
     await saveSettings({ capabilities: { authors: true } });
     expect((await site.send('POST', '/handshake', {})).body.capabilities).toContain('authors');
+  });
+});
+
+test("with no mapping, the Content Manager's menu shows every resource type of the plugin, not its bookkeeping", async () => {
+  expect(await pluginTypesDisplayed(superAdmin)).toEqual({
+    post: true,
+    'blog-category': true,
+    tag: true,
+    author: true,
+    product: true,
+    'product-category': true,
+    identity: false,
+    'activity-entry': false,
+    'request-receipt': false,
   });
 });
 

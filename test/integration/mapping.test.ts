@@ -1,3 +1,4 @@
+import { loginAs, pluginTypesDisplayed } from '../helpers/admin-client';
 import { startSiteWithImages } from '../helpers/site-with-images';
 import type { ImageServer } from '../helpers/image-server';
 import type { Site } from '../helpers/site';
@@ -203,6 +204,27 @@ test('the settings page is told where each resource goes', () => {
   });
   const author = storage.find((entry: { resource: string }) => entry.resource === 'author');
   expect(author.unmapped).toEqual(['username', 'first_name', 'last_name', 'role', 'url']);
+});
+
+test("the plugin's types no resource uses leave the Content Manager's menu, and their entries stay", async () => {
+  const superAdmin = await loginAs(site, 'strapi-super-admin');
+  expect(await pluginTypesDisplayed(superAdmin)).toMatchObject({
+    post: false,
+    'blog-category': false,
+    author: false,
+    tag: true,
+    product: true,
+    'product-category': true,
+  });
+
+  // A post from before the site mapped posts onto its articles: kept, and still readable.
+  const PLUGIN_POST = 'plugin::publish-bridge.post';
+  const earlier = await documents(PLUGIN_POST).create({ data: { title: 'Written before the mapping' } });
+  const reply = await superAdmin.request(
+    'GET',
+    `/content-manager/collection-types/${PLUGIN_POST}/${earlier.documentId}`
+  );
+  expect(reply.body.data).toMatchObject({ title: 'Written before the mapping' });
 });
 
 test('the page list shows mapped articles and categories', async () => {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { DEFAULT_MAPPING } from '../../server/src/mapping/catalogue';
 import { fitNames, fitText, fitToLength, maxLengthOf } from '../../server/src/mapping/fit';
 import config from '../../server/src/config';
+import { unusedPluginTypes } from '../../server/src/mapping/unused-types';
 import {
   describeZone,
   resolveMapping,
@@ -370,5 +371,50 @@ describe('fitToLength', () => {
 
   test('cuts a single long word hard when no boundary is near', () => {
     expect(fitToLength('Supercalifragilisticexpialidocious', 10)).toBe('Supercalif');
+  });
+});
+
+describe('unusedPluginTypes', () => {
+  const schemas = Object.fromEntries(Object.entries(SCHEMAS).map(([uid, file]) => [uid, readJson(file)]));
+  const plugin = (name: string) => `plugin::publish-bridge.${name}`;
+  const resourceUids = (mapping: MappingConfig) =>
+    Object.values(resolveMapping(mapping, schemaOf, componentOf).resources).map(({ uid }) => uid);
+
+  test('the plugin mapping uses every plugin type', () => {
+    expect(unusedPluginTypes(resourceUids({}), schemas)).toEqual([]);
+  });
+
+  test("types whose resources the site stores in its own are unused, although the plugin's tag still lists their posts", () => {
+    expect(unusedPluginTypes(resourceUids(SITE), schemas)).toEqual([
+      plugin('post'),
+      plugin('blog-category'),
+      plugin('author'),
+    ]);
+    expect(unusedPluginTypes(resourceUids(TEMPLATE), schemas)).toEqual([
+      plugin('post'),
+      plugin('blog-category'),
+      plugin('author'),
+      plugin('product'),
+    ]);
+  });
+
+  test("a type a used type's relation points to stays, as do the types it points to in turn", () => {
+    // The plugin's post, mapped without its categories and author: its editors still pick both.
+    const uids = [plugin('post'), 'api::category.category', 'api::author.author'];
+    expect(unusedPluginTypes(uids, schemas)).toEqual([plugin('product'), plugin('product-category')]);
+    // No resource in the plugin's types, but a type of the site relates to its product categories.
+    const withLink = {
+      ...schemas,
+      'api::shop.shop': {
+        attributes: { featured: { type: 'relation', target: plugin('product-category') } },
+      },
+    };
+    expect(unusedPluginTypes([], withLink)).toEqual([
+      plugin('post'),
+      plugin('blog-category'),
+      plugin('tag'),
+      plugin('author'),
+      plugin('product'),
+    ]);
   });
 });

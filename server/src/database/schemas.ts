@@ -12,10 +12,16 @@ export type Schema = {
   info?: { displayName?: string };
   attributes: Record<string, AttributeSchema>;
   options?: { draftAndPublish?: boolean };
+  /** Per-plugin options, e.g. `{ 'content-manager': { visible: false } }`; content types only. */
+  pluginOptions?: Record<string, Record<string, unknown>>;
 };
 
 export const contentTypeOf = (strapi: Core.Strapi, uid: string) =>
   strapi.contentTypes[uid as never] as unknown as Schema | undefined;
+
+/** Every content type of the site, by uid. */
+export const allContentTypes = (strapi: Core.Strapi) =>
+  strapi.contentTypes as unknown as Record<string, Schema>;
 
 export const componentOf = (strapi: Core.Strapi, uid: string) =>
   strapi.components[uid as never] as unknown as Schema | undefined;

@@ -23,6 +23,8 @@ export type AttributeSchema = {
   minLength?: number;
   maxLength?: number;
   relation?: string;
+  /** Set on the inverse side of a relation: the attribute of `target` that owns it. */
+  mappedBy?: string;
   customField?: string;
   required?: boolean;
   /** A dynamic zone's allowed components. */

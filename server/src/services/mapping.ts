@@ -5,7 +5,8 @@ import { RESOURCE_KINDS, type ResourceKind } from '../mapping/catalogue';
 import { describeZone, resolveMapping, type ResolvedMapping } from '../mapping/resolve';
 import { describeResource, type Resource } from '../resources';
 import { pluginConfig } from '../plugin';
-import { componentOf, contentTypeOf, type Schema } from '../database/schemas';
+import { unusedPluginTypes } from '../mapping/unused-types';
+import { allContentTypes, componentOf, contentTypeOf, type Schema } from '../database/schemas';
 
 /** Where each resource is stored: the site's own types from `contentTypes`, else the plugin's. */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
@@ -65,6 +66,23 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           unmapped,
         };
       });
+    },
+
+    /**
+     * Hides the plugin's types the site no longer uses (it mapped their resources onto its own)
+     * from the Content Manager's menus, as Strapi hides any type: their tables and rows stay, and
+     * removing the mapping shows them again. The Content Manager reads this at each request.
+     */
+    hideUnusedTypes() {
+      const contentTypes = allContentTypes(strapi);
+      const resourceUids = RESOURCE_KINDS.map((kind) => this.resource(kind).uid);
+      for (const uid of unusedPluginTypes(resourceUids, contentTypes)) {
+        const { pluginOptions = {} } = contentTypes[uid];
+        contentTypes[uid].pluginOptions = {
+          ...pluginOptions,
+          'content-manager': { ...pluginOptions['content-manager'], visible: false },
+        };
+      }
     },
 
     /** Stops the boot on a mapping that names a missing type or attribute, and says once what is not stored. */
