@@ -9,6 +9,7 @@ export const UIDS = {
   product: 'plugin::publish-bridge.product',
   productCategory: 'plugin::publish-bridge.product-category',
   identity: 'plugin::publish-bridge.identity',
+  managedEntry: 'plugin::publish-bridge.managed-entry',
 } as const;
 
 export const API_KEY_ENV = 'PUBLISH_BRIDGE_API_KEY';

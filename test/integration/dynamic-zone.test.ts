@@ -1,6 +1,7 @@
 import { startSiteWithImages } from '../helpers/site-with-images';
 import type { ImageServer } from '../helpers/image-server';
 import type { Site } from '../helpers/site';
+import { latestActivityNotes } from '../helpers/inspect';
 
 /**
  * The example site with PUBLISH_BRIDGE_CONTENT_TYPES=template: posts go into the Story type,
@@ -281,6 +282,27 @@ test('an update replaces the generated components and keeps an editor-added slid
   await expectSliderAmidNewContent(storedBlocks, documentId, kettle);
   // The draft's slider is the same component, updated in place, not a copy.
   expect((await storedBlocks(documentId))[2].id).toBe(slider.id);
+});
+
+test('updates of the zone, its media and the other fields see no editor change where there was none; a slider an editor added is one', async () => {
+  const documentId = await publish('Brew guide, fingerprinted');
+  const changed = async (body: Record<string, unknown>) => {
+    expect((await site.send('PUT', `/posts/${documentId}`, body)).status).toBe(200);
+    return ((await latestActivityNotes(site.strapi)) ?? []).find((note) => /changed in Strapi/.test(note));
+  };
+  const everyField = {
+    title: 'Brew guide, fingerprinted again',
+    content: newContent(),
+    excerpt: 'Another short guide.',
+    author: 'Bo Roaster',
+    featured_image: images.url('/images/cover.png'),
+  };
+  expect(await changed(everyField)).toBeUndefined();
+  expect(await changed({ ...everyField, content: postHtml() })).toBeUndefined();
+
+  const before = await storedBlocks(documentId);
+  await stories().update({ documentId, data: { blocks: withSliderAt(before, 1, before[1].file.id) } });
+  expect(await changed({ content: newContent(), title: 'Brew guide, third' })).toMatch(/^content: changed in Strapi/);
 });
 
 test('an update without content leaves the zone alone', async () => {

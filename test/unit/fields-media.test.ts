@@ -38,11 +38,16 @@ describe('a media attribute', () => {
     expect(await toData({ images: gallery('b.png', 'a.png') })).toEqual({
       data: { gallery: [2, 1] },
       notes: [],
+      attributesOf: { images: ['gallery'] },
     });
   });
 
   it('is emptied by an empty gallery, which the publisher sent on purpose', async () => {
-    expect(await toData({ images: [] })).toEqual({ data: { gallery: [] }, notes: [] });
+    expect(await toData({ images: [] })).toEqual({
+      data: { gallery: [] },
+      notes: [],
+      attributesOf: { images: ['gallery'] },
+    });
   });
 
   it('is left as it was when one image of the gallery failed, with a note for the image and the gallery', async () => {
@@ -53,13 +58,19 @@ describe('a media attribute', () => {
         'images: the image https://cdn.example.com/gone.png?token=… was not imported (the server answered HTTP 404).',
         'images: kept as it was, since not every image was imported; the rest was saved.',
       ],
+      // Nothing was written, so the field's fingerprint stays what it was.
+      attributesOf: { images: [] },
     });
   });
 
   it('is left as it was when a single image failed, and cleared by an empty URL', async () => {
     const { data } = await toData({ featured_image: 'https://cdn.example.com/never-imported.png' });
     expect(data).toEqual({});
-    expect(await toData({ featured_image: '' })).toEqual({ data: { cover: null }, notes: [] });
+    expect(await toData({ featured_image: '' })).toEqual({
+      data: { cover: null },
+      notes: [],
+      attributesOf: { featured_image: ['cover'] },
+    });
     expect((await toData({ featured_image: 'https://cdn.example.com/a.png' })).data).toEqual({ cover: 1 });
   });
 });

@@ -7,6 +7,7 @@ import productCategory from './product-category';
 import identity from './identity';
 import activityEntry from './activity-entry';
 import requestReceipt from './request-receipt';
+import managedEntry from './managed-entry';
 
 export default {
   post,
@@ -18,4 +19,5 @@ export default {
   identity,
   'activity-entry': activityEntry,
   'request-receipt': requestReceipt,
+  'managed-entry': managedEntry,
 };

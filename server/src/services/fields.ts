@@ -307,29 +307,32 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     ): Promise<WriteResult> {
       const data: Record<string, unknown> = {};
       const notes: string[] = [];
+      const attributesOf: Record<string, string[]> = {};
       for (const [field, target] of Object.entries(resource.fields)) {
         const value = input[field];
         if (value === undefined || field === 'slug') continue;
         const write = { transaction, resource, input, media, current, field, target, value, notes };
-        Object.assign(data, await adapters[target.adapter](write));
+        const values = await adapters[target.adapter](write);
+        attributesOf[field] = Object.keys(values);
+        Object.assign(data, values);
       }
-      return { data, notes };
+      return { data, notes, attributesOf };
     },
 
     /**
-     * `toData` for a partial update of a stored document, merged into the values it keeps: the
-     * seo object, and a dynamic zone receiving HTML (its editor-added components stay). They are
-     * read from the document's draft, only when the input needs them.
+     * The values of the document's draft that a partial update of it reads: the attributes
+     * `compared` (as fingerprints compare them), and those the input's values merge into (the
+     * seo object; a dynamic zone receiving HTML, whose editor-added components stay). Null
+     * when there are none to read.
      */
-    async toUpdateData(
-      transaction: Transaction,
+    async storedValues(
       resource: Resource,
       documentId: string,
       at: LocaleScope,
       input: ContractInput,
-      media: MediaMap
-    ): Promise<WriteResult> {
-      const populate = Object.entries(resource.fields)
+      compared: string[] = []
+    ): Promise<Record<string, unknown> | null> {
+      const merged = Object.entries(resource.fields)
         .filter(
           ([field, target]) =>
             input[field] !== undefined &&
@@ -337,10 +340,28 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
               (field === 'seo' && ['json', 'seoComponent'].includes(target.adapter)))
         )
         .map(([, target]) => target.attribute);
-      const current =
-        populate.length > 0
-          ? await documentsOf(strapi, resource.uid).findOne({ documentId, ...at, populate })
-          : null;
+      if (merged.length === 0 && compared.length === 0) return null;
+      const populate = {
+        ...getService(strapi, 'fingerprints').populateOf(resource, compared),
+        ...Object.fromEntries(merged.map((attribute) => [attribute, true])),
+      };
+      return documentsOf(strapi, resource.uid).findOne({ documentId, ...at, populate });
+    },
+
+    /**
+     * `toData` for a partial update of a stored document, merged into the values it keeps (see
+     * `storedValues`), which are read here unless the caller read them.
+     */
+    async toUpdateData(
+      transaction: Transaction,
+      resource: Resource,
+      documentId: string,
+      at: LocaleScope,
+      input: ContractInput,
+      media: MediaMap,
+      stored?: Record<string, unknown> | null
+    ): Promise<WriteResult> {
+      const current = stored === undefined ? await this.storedValues(resource, documentId, at, input) : stored;
       return this.toData(transaction, resource, input, media, current);
     },
 

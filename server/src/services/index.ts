@@ -6,6 +6,7 @@ import categories from './categories';
 import connectionTest from './connection-test';
 import entities from './entities';
 import fields from './fields';
+import fingerprints from './fingerprints';
 import handshake from './handshake';
 import identities from './identities';
 import locales from './locales';
@@ -34,6 +35,7 @@ export default {
   'connection-test': connectionTest,
   entities,
   fields,
+  fingerprints,
   handshake,
   identities,
   locales,

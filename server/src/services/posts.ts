@@ -8,6 +8,7 @@ import type { Transaction } from './transactions';
 import type { EntityResult, MediaMap } from './types';
 import { getService } from '../plugin';
 import { documentsOf } from '../database/documents';
+import { fingerprintedAttributes } from '../mapping/fingerprints';
 
 const sourceKey = (sourceId: string) => `source:${sourceId}`;
 
@@ -21,6 +22,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const identities = () => getService(strapi, 'identities');
   const fields = () => getService(strapi, 'fields');
   const versions = () => getService(strapi, 'versions');
+  const fingerprints = () => getService(strapi, 'fingerprints');
   const resource = (): Resource => getService(strapi, 'mapping').resource('post');
   const posts = () => documentsOf(strapi, resource().uid);
 
@@ -41,6 +43,18 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     await identities().claim(transaction.trx, registry, sourceKey(sourceId), documentId);
   }
 
+  /**
+   * The fields of `input` someone changed in Strapi since the plugin last wrote them, with what
+   * the update reads of the stored document: the fingerprints kept for it and its stored values.
+   */
+  async function editorChanges(transaction: Transaction, documentId: string, at: LocaleScope, input: PostUpdate) {
+    const kept = await fingerprints().stored(transaction.trx, resource(), documentId, at);
+    const sent = Object.keys(input).filter((field) => kept[field]);
+    const stored = await fields().storedValues(resource(), documentId, at, input, fingerprintedAttributes(sent, kept));
+    const changed = fingerprints().changed(resource(), sent, kept, stored ?? {});
+    return { kept, stored, changed };
+  }
+
   async function applyUpdate(
     transaction: Transaction,
     documentId: string,
@@ -49,8 +63,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     media: MediaMap
   ) {
     const { draftAndPublish } = resource();
-    const toUpdateData = () => fields().toUpdateData(transaction, resource(), documentId, at, input, media);
-    const { data, notes } = await toUpdateData();
+    const { kept, stored, changed } = await editorChanges(transaction, documentId, at, input);
+    const toUpdateData = (current?: Record<string, unknown> | null) =>
+      fields().toUpdateData(transaction, resource(), documentId, at, input, media, current);
+    const forDraft = await toUpdateData(stored);
+    const { data, notes } = forDraft;
+    if (changed.length > 0) {
+      notes.push(
+        `${changed.join(', ')}: changed in Strapi since the platform last sent ${changed.length > 1 ? 'them' : 'it'}; this update replaced the editor's ${changed.length > 1 ? 'values' : 'value'}.`
+      );
+    }
     if (input.source_id) await linkSource(transaction, input.source_id, documentId, at);
     // Read here, not from the rows the caller locked: a publish that committed while this request
     // waited for the lock replaced the published row by a new one, which that statement did not see.
@@ -64,11 +86,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         documentId,
         at,
         { published, publish: shouldBePublished },
-        { data, notes },
-        toUpdateData
+        forDraft,
+        () => toUpdateData()
       );
       written = update.written;
       notes.push(...update.addedNotes);
+      await fingerprints().record(transaction.trx, resource(), documentId, at, forDraft, kept, stored);
     } else if (shouldBePublished && !published) {
       await posts().publish({ documentId, ...at });
     }
@@ -84,7 +107,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   async function createNew(transaction: Transaction, at: LocaleScope, input: PostCreate, media: MediaMap) {
     const { registry, uid, slugField } = resource();
-    const { data, notes } = await fields().toData(transaction, resource(), input, media);
+    const written = await fields().toData(transaction, resource(), input, media);
+    const { data, notes } = written;
     const slug = slugField
       ? await identities().freeSlug(transaction.trx, registry, uid, slugField, toSlug(input.title, registry))
       : undefined;
@@ -98,6 +122,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       ...(input.source_id ? [sourceKey(input.source_id)] : []),
     ];
     await identities().claimDocument(transaction.trx, registry, keys, post.documentId);
+    await fingerprints().record(transaction.trx, resource(), post.documentId, at, written);
     return {
       ...(await getService(strapi, 'entities').response(resource(), post.documentId, post, at)),
       notes,

@@ -29,8 +29,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           await getService(strapi, 'entities').lockOrNotFound(transaction, resource(), documentId, at);
           const toUpdateData = () =>
             getService(strapi, 'fields').toUpdateData(transaction, resource(), documentId, at, input, media);
-          const { data, notes } = await toUpdateData();
-          if (Object.keys(data).length > 0) {
+          const written = await toUpdateData();
+          const { notes } = written;
+          if (Object.keys(written.data).length > 0) {
             const published = await versions().isPublished(resource(), documentId, at);
             // A published product stays published; an unpublished one stays a draft.
             const update = await versions().writeUpdate(
@@ -38,7 +39,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
               documentId,
               at,
               { published, publish: published },
-              { data, notes },
+              written,
               toUpdateData
             );
             notes.push(...update.addedNotes);

@@ -6,8 +6,15 @@
 /** Contract input keyed by contract field names (the schemas' output). */
 export type ContractInput = Record<string, unknown>;
 
-/** Strapi attribute values to write, and the notes made while building them. */
-export type WriteResult = { data: Record<string, unknown>; notes: string[] };
+/**
+ * Strapi attribute values to write, the notes made while building them, and the attributes each
+ * contract field is written to (none when its value was left as it was).
+ */
+export type WriteResult = {
+  data: Record<string, unknown>;
+  notes: string[];
+  attributesOf: Record<string, string[]>;
+};
 
 /** A file entity of Strapi's upload plugin (`plugin::upload.file`), as stored in the Media Library. */
 export type UploadedFile = {

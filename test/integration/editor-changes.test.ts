@@ -1,0 +1,113 @@
+import { loginAs, type AdminClient } from '../helpers/admin-client';
+import { testDatabaseClient } from '../helpers/databases';
+import { latestActivityNotes } from '../helpers/inspect';
+import { startSite, type Site } from '../helpers/site';
+
+/**
+ * The plugin keeps a fingerprint of what it wrote into each field of a post, so an update can
+ * tell which of the fields it carries an editor changed in Strapi since the last delivery: the
+ * activity log (and the server log) say which. Editors edit here as in the admin panel, through
+ * the Content Manager's own API.
+ */
+const db = testDatabaseClient();
+const POST = 'plugin::publish-bridge.post';
+const CHANGED = /changed in Strapi since the platform last sent/;
+
+describe(`editor changes on ${db}`, () => {
+  let site: Site;
+  let editor: AdminClient;
+  let run = 0;
+  beforeAll(async () => {
+    site = await startSite();
+    editor = await loginAs(site, 'strapi-super-admin');
+  });
+  afterAll(async () => {
+    await site?.stop();
+  });
+
+  const documents = () => site.strapi.documents(POST as never) as any;
+
+  async function publishPost() {
+    run += 1;
+    const reply = await site.send('POST', '/posts', {
+      title: `Fingerprinted ${run}`,
+      content: '<h2>Part</h2><p>Body with <a href="https://example.com/x">a link</a>.</p><ul><li>one</li></ul>',
+      excerpt: 'First excerpt',
+      status: 'publish',
+      date: '2026-01-02 03:04:05',
+      categories: ['Brewing', 'Roasting'],
+      tags: ['coffee', 'kettles'],
+      author: 'Ada Brewer',
+      reading_time: '3 min',
+      seo: { title: 'SEO title', description: 'SEO description', keywords: ['brew', 'roast'] },
+      source_id: `editor-changes-${Date.now()}-${run}`,
+    });
+    expect([reply.status, reply.body]).toEqual([200, expect.objectContaining({ id: expect.any(String) })]);
+    return reply.body.id as string;
+  }
+
+  async function update(id: string, body: Record<string, unknown>) {
+    const reply = await site.send('PUT', `/posts/${id}`, body);
+    expect(reply.status).toBe(200);
+    return latestActivityNotes(site.strapi);
+  }
+
+  /** What the admin panel's Save does: the Content Manager's update of the draft. */
+  async function editorSaves(id: string, data: Record<string, unknown>) {
+    const reply = await editor.request('PUT', `/content-manager/collection-types/${POST}/${id}`, data);
+    expect(reply.status).toBe(200);
+  }
+
+  const changedNote = (notes: string[] | null) => (notes ?? []).find((note) => CHANGED.test(note));
+
+  test('updates of every kind of field see no editor change where there was none', async () => {
+    const id = await publishPost();
+    const everyField = {
+      title: 'Second title',
+      content: '<p>Second <strong>body</strong>.</p><blockquote>Quoted</blockquote>',
+      excerpt: 'Second excerpt',
+      date: '2026-02-03 04:05:06',
+      categories: ['Roasting', 'Grinding'],
+      tags: ['beans'],
+      author: 'Bo Roaster',
+      reading_time: '4 min',
+      seo: { description: 'Second SEO description', keywords: ['grind'] },
+    };
+    expect(changedNote(await update(id, everyField))).toBeUndefined();
+    expect(changedNote(await update(id, { ...everyField, title: 'Third title', seo: { title: 'T3' } }))).toBeUndefined();
+    expect(changedNote(await update(id, { status: 'draft', excerpt: 'Draft excerpt' }))).toBeUndefined();
+    expect(changedNote(await update(id, everyField))).toBeUndefined();
+  });
+
+  test("an update names the sent fields an editor changed in the Content Manager, and only those", async () => {
+    const id = await publishPost();
+    await editorSaves(id, { title: 'The editor’s title', excerpt: 'The editor’s excerpt' });
+
+    const notes = await update(id, { title: 'Platform title', reading_time: '5 min' });
+    expect(changedNote(notes)).toMatch(/^title: changed in Strapi/);
+    expect(changedNote(notes)).not.toMatch(/excerpt|reading_time/);
+
+    // The update's write is what the platform last sent now: the next one sees no change in title.
+    expect(changedNote(await update(id, { title: 'Platform title 2' }))).toBeUndefined();
+    // The excerpt was not sent, so its change is still seen when it is.
+    expect(changedNote(await update(id, { excerpt: 'Platform excerpt' }))).toMatch(/^excerpt: changed/);
+  });
+
+  test('an editor’s change of related entries and of one part of the seo object is seen', async () => {
+    const id = await publishPost();
+    const draft = await documents().findOne({ documentId: id, populate: ['categories'] });
+    const [kept] = draft.categories;
+    await editorSaves(id, {
+      categories: { set: [{ documentId: kept.documentId }] },
+      seoDescription: 'The editor’s description',
+    });
+    const notes = await update(id, {
+      categories: ['Brewing', 'Roasting'],
+      seo: { description: 'Platform SEO description' },
+      excerpt: 'Platform excerpt',
+    });
+    expect(changedNote(notes)).toMatch(/^categories, seo: changed in Strapi/);
+    // The seo title was written by the first delivery and not changed since.
+    expect(changedNote(await update(id, { seo: { title: 'Platform SEO title' } }))).toBeUndefined();
+  });
+});

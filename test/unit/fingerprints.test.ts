@@ -1,0 +1,88 @@
+import {
+  changedFields,
+  digestOf,
+  type AttributeShape,
+  type ShapesOf,
+} from '../../server/src/mapping/fingerprints';
+
+const SEO = 'shared.seo';
+const QUOTE = 'shared.quote';
+const components: Record<string, Record<string, AttributeShape>> = {
+  [SEO]: {
+    metaTitle: { type: 'string' },
+    metaDescription: { type: 'text' },
+    noIndex: { type: 'boolean', default: false },
+    shareImage: { type: 'media' },
+  },
+  [QUOTE]: { title: { type: 'string' }, body: { type: 'text' } },
+};
+const shapes: ShapesOf = (uid) => components[uid];
+const post: Record<string, AttributeShape> = {
+  title: { type: 'string' },
+  publishDate: { type: 'datetime' },
+  day: { type: 'date' },
+  content: { type: 'blocks' },
+  categories: { type: 'relation' },
+  author: { type: 'relation' },
+  cover: { type: 'media' },
+  seo: { type: 'component', component: SEO },
+  zone: { type: 'dynamiczone' },
+};
+
+const digest = (attribute: string, values: Record<string, unknown>, stored?: Record<string, unknown>) =>
+  digestOf(attribute, values, post, shapes, stored);
+
+/** What the plugin sent and what the Document Service reads back afterwards fingerprint alike. */
+describe('a value fingerprints alike as sent and as read back', () => {
+  test.each([
+    ['relation set by documentIds', 'categories', { set: ['b', 'a'] }, [{ id: 7, documentId: 'a' }, { id: 9, documentId: 'b' }]],
+    ['one related entry', 'author', 'a', { id: 3, documentId: 'a' }],
+    ['no related entry', 'author', null, null],
+    ['a file', 'cover', 12, { id: 12 }],
+    ['a datetime, read back with MariaDB’s whole seconds', 'publishDate', '2026-01-02T03:04:05.678Z', '2026-01-02T03:04:05.000Z'],
+    ['a date read back as a Date', 'day', '2026-01-02', new Date('2026-01-02T00:00:00Z')],
+    ['JSON whose keys jsonb reordered', 'content', [{ type: 'paragraph', children: [{ type: 'text', text: 'x' }] }], [{ children: [{ text: 'x', type: 'text' }], type: 'paragraph' }]],
+    ['a component given its id, read back with nested media left out', 'seo', { metaTitle: 'T', shareImage: 4 }, { id: 40, metaTitle: 'T', metaDescription: null, noIndex: false }],
+    ['a dynamic zone, read back with ids', 'zone', [{ __component: QUOTE, body: 'Q' }], [{ id: 5, __component: QUOTE, title: null, body: 'Q' }]],
+  ])('%s', (_name, attribute, sent, readBack) => {
+    expect(digest(attribute, { [attribute]: readBack })).toBe(digest(attribute, { [attribute]: sent }));
+  });
+
+  test('a component updated in place keeps the stored keys the write left out', () => {
+    const stored = { seo: { id: 40, metaTitle: 'Old', metaDescription: 'Kept' } };
+    const sent = { seo: { id: 40, metaTitle: 'New' } };
+    const readBack = { seo: { id: 40, metaTitle: 'New', metaDescription: 'Kept', noIndex: false } };
+    expect(digest('seo', sent, stored)).toBe(digest('seo', readBack));
+    expect(digest('seo', sent)).not.toBe(digest('seo', readBack));
+  });
+});
+
+describe('what an editor changes fingerprints differently', () => {
+  test.each([
+    ['a title', 'title', 'Platform', 'Editor'],
+    ['a related entry', 'categories', { set: ['a', 'b'] }, [{ documentId: 'a' }]],
+    ['a date by a minute', 'publishDate', '2026-01-02T03:04:05Z', '2026-01-02T03:05:05Z'],
+    ['a component’s own value', 'seo', { metaTitle: 'T' }, { id: 1, metaTitle: 'T', noIndex: true }],
+    ['the order of a zone', 'zone', [{ __component: QUOTE, body: 'A' }, { __component: QUOTE, body: 'B' }], [{ __component: QUOTE, body: 'B' }, { __component: QUOTE, body: 'A' }]],
+  ])('%s', (_name, attribute, sent, edited) => {
+    expect(digest(attribute, { [attribute]: edited })).not.toBe(digest(attribute, { [attribute]: sent }));
+  });
+});
+
+describe('changedFields', () => {
+  const fingerprints = {
+    title: { title: digest('title', { title: 'Platform' }) },
+    seo: { seo: digest('seo', { seo: { metaTitle: 'T' } }) },
+    gone: { removedAttribute: 'x' },
+  };
+  const current = { title: 'Platform', seo: { id: 1, metaTitle: 'Edited' } };
+
+  test('names the fields whose stored values differ, among those asked about', () => {
+    expect(changedFields(['title', 'seo'], fingerprints, current, post, shapes)).toEqual(['seo']);
+    expect(changedFields(['title'], fingerprints, current, post, shapes)).toEqual([]);
+  });
+
+  test('a field never fingerprinted, or stored in an attribute the type lost, is not called changed', () => {
+    expect(changedFields(['excerpt', 'gone'], fingerprints, current, post, shapes)).toEqual([]);
+  });
+});
