@@ -180,17 +180,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       return (await this.capabilities())[capability];
     },
 
-    read,
-
-    async setCapabilities(changes: Partial<Record<Capability, boolean>>) {
-      await modify((settings) => ({ ...settings, capabilities: { ...settings.capabilities, ...changes } }));
-    },
-
-    /** Stores a new key; the old one keeps working for `graceMs` so in-flight deliveries are not refused. */
-    async setApiKey(apiKey: string, graceMs = 0) {
-      await modify((settings) => rotateKey(settings, apiKey, graceMs));
-    },
-
     /** Applies every change of one save in a single write, or none of them. */
     async update(changes: SettingsChanges) {
       if (changes.connectionKey && environmentKey()) {
