@@ -26,8 +26,8 @@ async function main() {
   const resource = (kind) => plugin().service('mapping').resource(kind);
 
   const commands = {
-    setCapabilities: (changes) => plugin().service('settings').setCapabilities(changes),
-    setApiKey: (key) => plugin().service('settings').setApiKey(key),
+    /** Saves settings as the admin page does (SettingsChanges: `connectionKey`, `capabilities`, ...). */
+    updateSettings: (changes) => plugin().service('settings').update(changes),
     unhandledRejections: () => unhandledRejections,
 
     /** Each post published with source_id `${prefix}${index}`: its documents and category names. */

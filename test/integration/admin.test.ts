@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { StoredSettings } from '../../server/src/services/settings';
 import {
   anonymous,
   loginAs,
@@ -227,9 +228,11 @@ describe('connection key', () => {
 
     const stored = await coreStoreText();
     expect(stored).not.toContain(TEST_KEY);
-    const { apiKey } = await plugin().service('settings').read();
-    expect(site.strapi.service('admin::encryption').decrypt(apiKey.ciphertext)).toBe(TEST_KEY);
-    expect(stored).toContain(apiKey.ciphertext.slice(0, 40));
+    const { apiKey } = (await site.strapi
+      .store({ type: 'plugin', name: 'publish-bridge' })
+      .get({ key: 'settings' })) as StoredSettings;
+    expect(site.strapi.service('admin::encryption').decrypt(apiKey!.ciphertext)).toBe(TEST_KEY);
+    expect(stored).toContain(apiKey!.ciphertext.slice(0, 40));
   });
 
   test('rotation: the previous key works for the chosen grace period, and not at all without one', async () => {

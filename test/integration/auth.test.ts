@@ -14,6 +14,10 @@ function expectUnauthorized(reply: Reply, ...fragments: (string | RegExp)[]) {
   expect(JSON.stringify(reply.body)).not.toContain(TEST_KEY);
 }
 
+/** Saves a connection key as the admin settings page does (its grace period in ms). */
+const saveKey = (site: Site, value: string, graceMs = 0) =>
+  site.strapi.plugin('publish-bridge').service('settings').update({ connectionKey: { value, graceMs } });
+
 /** Headers with one of the three removed, the other two as the publisher would send them. */
 function headersWithout(name: string, body: string) {
   const timestamp = String(Date.now());
@@ -163,8 +167,15 @@ describe('authentication with a key from PUBLISH_BRIDGE_API_KEY', () => {
   });
 
   it('prefers the environment key over a key stored in the settings', async () => {
-    const settings = site.strapi.plugin('publish-bridge').service('settings');
-    await settings.setApiKey('stored-key-that-env-overrides');
+    // A key saved in the admin before the operator set the variable: with the variable set, the
+    // settings page refuses to change the key, so it is saved with the variable briefly unset.
+    const environmentKey = process.env.PUBLISH_BRIDGE_API_KEY as string;
+    delete process.env.PUBLISH_BRIDGE_API_KEY;
+    try {
+      await saveKey(site, 'stored-key-that-env-overrides');
+    } finally {
+      process.env.PUBLISH_BRIDGE_API_KEY = environmentKey;
+    }
     expect((await site.send('POST', '/handshake', HANDSHAKE)).status).toBe(200);
     expectUnauthorized(
       await site.send('POST', '/handshake', HANDSHAKE, { key: 'stored-key-that-env-overrides' }),
@@ -189,8 +200,7 @@ describe('authentication with no key in the environment', () => {
   });
 
   it('uses a key stored through the settings service once there is one', async () => {
-    const settings = site.strapi.plugin('publish-bridge').service('settings');
-    await settings.setApiKey('stored-connection-key');
+    await saveKey(site, 'stored-connection-key');
     expect((await site.send('POST', '/handshake', HANDSHAKE, { key: 'stored-connection-key' })).status).toBe(
       200
     );
@@ -198,7 +208,7 @@ describe('authentication with no key in the environment', () => {
   });
 
   it('reads a stored key from memory: twenty forged requests in a row read the stored settings at most twice, not once each', async () => {
-    await site.strapi.plugin('publish-bridge').service('settings').setApiKey('stored-connection-key');
+    await saveKey(site, 'stored-connection-key');
     const settingsReads: string[] = [];
     const onQuery = ({ sql }: { sql: string }) => {
       if (sql.includes('strapi_core_store_settings')) settingsReads.push(sql);
@@ -226,15 +236,14 @@ describe('authentication with no key in the environment', () => {
   });
 
   it('honours the previous key during a rotation grace period', async () => {
-    const settings = site.strapi.plugin('publish-bridge').service('settings');
-    await settings.setApiKey('rotated-connection-key', 60_000);
+    await saveKey(site, 'rotated-connection-key', 60_000);
     expect((await site.send('POST', '/handshake', HANDSHAKE, { key: 'rotated-connection-key' })).status).toBe(
       200
     );
     expect((await site.send('POST', '/handshake', HANDSHAKE, { key: 'stored-connection-key' })).status).toBe(
       200
     );
-    await settings.setApiKey('third-connection-key');
+    await saveKey(site, 'third-connection-key');
     expectUnauthorized(await site.send('POST', '/handshake', HANDSHAKE, { key: 'stored-connection-key' }));
     expectUnauthorized(await site.send('POST', '/handshake', HANDSHAKE, { key: 'rotated-connection-key' }));
   });

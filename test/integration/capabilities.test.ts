@@ -25,7 +25,7 @@ const publish = async (body: Record<string, unknown>) => {
 
 describe('capabilities as settings', () => {
   afterEach(async () => {
-    await settings().setCapabilities({ 'posts.delete': true, authors: true });
+    await settings().update({ capabilities: { 'posts.delete': true, authors: true } });
   });
 
   test('the handshake lists exactly the enabled capabilities, and a disabled endpoint answers 403', async () => {
@@ -40,7 +40,7 @@ describe('capabilities as settings', () => {
       'pages.list',
     ]);
 
-    await settings().setCapabilities({ 'posts.delete': false, authors: false });
+    await settings().update({ capabilities: { 'posts.delete': false, authors: false } });
     const after = await site.send('POST', '/handshake', {});
     expect(after.body.capabilities).toEqual(['blog_categories', 'products', 'product_categories', 'seo', 'pages.list']);
 
@@ -57,7 +57,7 @@ describe('capabilities as settings', () => {
   });
 
   test('authentication is decided before the capability check', async () => {
-    await settings().setCapabilities({ authors: false });
+    await settings().update({ capabilities: { authors: false } });
     const reply = await site.send('POST', '/authors', { display_name: 'X' }, { key: 'not-the-key' });
     expect(reply.status).toBe(401);
   });

@@ -37,7 +37,7 @@ describeOnServers(
       // One after the other: the first creates the schema.
       a = await startInstance(env);
       b = await startInstance(env);
-      await a.call('setApiKey', key);
+      await a.call('updateSettings', { connectionKey: { value: key, graceMs: 0 } });
       await untilBoth(
         async (instance) => (await instance.send('POST', '/handshake', {}, { key })).status === 200
       );
@@ -165,19 +165,19 @@ describeOnServers(
         (await instance.send('DELETE', '/posts/no-such-post', undefined, { key })).status;
       await untilBoth(async (instance) => (await deleteAnswer(instance)) === 404);
 
-      await a.call('setCapabilities', { 'posts.delete': false });
+      await a.call('updateSettings', { capabilities: { 'posts.delete': false } });
       await untilBoth(async (instance) => (await deleteAnswer(instance)) === 403);
       const handshake = await b.send('POST', '/handshake', {}, { key });
       expect(handshake.body.capabilities).not.toContain('posts.delete');
 
-      await b.call('setCapabilities', { 'posts.delete': true });
+      await b.call('updateSettings', { capabilities: { 'posts.delete': true } });
       await untilBoth(async (instance) => (await deleteAnswer(instance)) === 404);
     });
 
     test('a connection key changed through one instance is the only key both accept within seconds', async () => {
       const previous = key;
       key = `pb_instances_${unique()}_fedcba9876543210`;
-      await a.call('setApiKey', key);
+      await a.call('updateSettings', { connectionKey: { value: key, graceMs: 0 } });
       await untilBoth(async (instance) => {
         const [withNew, withOld] = await Promise.all([
           instance.send('POST', '/handshake', {}, { key }),

@@ -25,14 +25,12 @@ const toChanges = ({
 });
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const settings = () => getService(strapi, 'settings');
-
   /**
    * The route needs settings.read only; what the activity log holds (the last request) is
    * shown only to admins who also hold logs.read. The origin is used for display only.
    */
   const overview = (ctx: Context) =>
-    settings().overview({
+    getService(strapi, 'settings-overview').overview({
       requestOrigin: ctx.request.origin,
       includeLastRequest: Boolean(ctx.state.userAbility?.can(LOGS_READ)),
     });
@@ -46,7 +44,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const parsed = settingsUpdateSchema.safeParse(ctx.request.body ?? {});
       if (!parsed.success) return ctx.badRequest(describeZodError(parsed.error));
       try {
-        await settings().update(toChanges(parsed.data));
+        await getService(strapi, 'settings').update(toChanges(parsed.data));
       } catch (error) {
         if (error instanceof SettingsError) return ctx.badRequest(error.message);
         throw error;

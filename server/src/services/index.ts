@@ -20,6 +20,7 @@ import productCategories from './product-categories';
 import products from './products';
 import receipts from './receipts';
 import settings from './settings';
+import settingsOverview from './settings-overview';
 import slugIndexes from './slug-indexes';
 import taxonomy from './taxonomy';
 import transactions from './transactions';
@@ -49,6 +50,7 @@ export default {
   products,
   receipts,
   settings,
+  'settings-overview': settingsOverview,
   'slug-indexes': slugIndexes,
   taxonomy,
   transactions,

@@ -1,15 +1,10 @@
 import type { Core } from '@strapi/strapi';
-import {
-  CAPABILITIES,
-  CAPABILITY_DESCRIPTIONS,
-  type Capability,
-  type CapabilitySettings,
-} from '../contract/capabilities';
+import { CAPABILITIES, type Capability, type CapabilitySettings } from '../contract/capabilities';
 import type { PluginConfig } from '../config';
 import { API_KEY_ENV, PLUGIN_ID } from '../constants';
 import { newProbeSecret } from '../utils/connection-probe';
-import type { BaseUrlSource, SettingsDescription, SettingsOverview } from '../contract/admin-api';
-import { getService, pluginConfig } from '../plugin';
+import type { SettingsDescription } from '../contract/admin-api';
+import { pluginConfig } from '../plugin';
 
 /** What the plugin keeps in Strapi's core store. Keys are stored encrypted, never in plain text. */
 export type StoredSettings = {
@@ -42,9 +37,6 @@ export type SettingsChanges = {
   platform?: { url?: string; key?: string };
 };
 
-/** What the settings page may include beyond the settings themselves. */
-export type OverviewOptions = { requestOrigin: string; includeLastRequest: boolean };
-
 const SETTINGS_KEY = 'settings';
 const STATUS_KEY = 'status';
 const PROBE_SECRET_KEY = 'probeSecret';
@@ -55,7 +47,8 @@ const mask = (secret: string) => secret.slice(-4);
 
 const originOf = (url: string | undefined) => (url ? new URL(url).origin : undefined);
 
-const joinPrefix = (origin: string, prefix: string) => `${origin.replace(/\/+$/, '')}${prefix}`;
+/** The plugin's address under an origin; the settings overview also builds one from a request's origin. */
+export const joinPrefix = (origin: string, prefix: string) => `${origin.replace(/\/+$/, '')}${prefix}`;
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const store = () => strapi.store({ type: 'plugin', name: PLUGIN_ID });
@@ -163,16 +156,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       return fromServer ? { url: joinPrefix(fromServer, config().prefix), source: 'server.url' } : undefined;
     },
 
-    /** The base URL to show: the configured one, or else a guess from the address this page was opened at. */
-    async displayedBaseUrl(requestOrigin: string): Promise<{ url: string; source: BaseUrlSource }> {
-      return (
-        (await this.configuredBaseUrl()) ?? {
-          url: joinPrefix(requestOrigin, config().prefix),
-          source: 'request',
-        }
-      );
-    },
-
     /** Keys that authenticate a request now: the current one first, then a rotated-out one in its grace period. */
     async acceptedKeys(): Promise<string[]> {
       const fromEnvironment = this.environmentKey();
@@ -195,17 +178,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     async isEnabled(capability: Capability): Promise<boolean> {
       return (await this.capabilities())[capability];
-    },
-
-    read,
-
-    async setCapabilities(changes: Partial<Record<Capability, boolean>>) {
-      await modify((settings) => ({ ...settings, capabilities: { ...settings.capabilities, ...changes } }));
-    },
-
-    /** Stores a new key; the old one keeps working for `graceMs` so in-flight deliveries are not refused. */
-    async setApiKey(apiKey: string, graceMs = 0) {
-      await modify((settings) => rotateKey(settings, apiKey, graceMs));
     },
 
     /** Applies every change of one save in a single write, or none of them. */
@@ -261,34 +233,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           key: platformKey ? { last4: platformKey.last4, setAt: platformKey.setAt } : undefined,
         },
         encryptionAvailable: Boolean(strapi.config.get('admin.secrets.encryptionKey')),
-      };
-    },
-
-    /**
-     * The settings page's data: masked keys, the base URL, capabilities with descriptions, and
-     * the last exchanges. The last request is an activity entry: only for admins who may read logs.
-     */
-    async overview({ requestOrigin, includeLastRequest }: OverviewOptions): Promise<SettingsOverview> {
-      const [description, capabilities, status, lastRequest, baseUrl] = await Promise.all([
-        this.describe(),
-        this.capabilities(),
-        this.status(),
-        includeLastRequest ? getService(strapi, 'activity').latest() : undefined,
-        this.displayedBaseUrl(requestOrigin),
-      ]);
-      const defaults = config().capabilities;
-      return {
-        ...description,
-        baseUrl: baseUrl.url,
-        baseUrlSource: baseUrl.source,
-        capabilities: CAPABILITIES.map((name) => ({
-          name,
-          description: CAPABILITY_DESCRIPTIONS[name],
-          enabled: capabilities[name],
-          enabledByDefault: defaults[name] ?? false,
-        })),
-        status: { lastHandshakeAt: status.lastHandshakeAt, lastRequest },
-        storage: getService(strapi, 'mapping').describe(),
       };
     },
 
