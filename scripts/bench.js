@@ -6,7 +6,8 @@
  *   node scripts/bench.js --db postgres        a fresh database on 127.0.0.1:5432 (PGHOST, PGPORT, PGUSER)
  *   node scripts/bench.js --db mariadb         a fresh database on 127.0.0.1:3306 (MARIADB_HOST, ...)
  *   --connections 8 --rounds 8 --seconds 3     load shape (fixed concurrency; seconds per side per round)
- *   --items 20000                              published articles added for D (paging), with the server stopped
+ *   --items 100000                             published posts, categories and products (mixed) added for D
+ *                                              (paging), with the server stopped
  *   --fill-first                               add them before anything else, so A to C also run on a big site
  *   --only A,C                                 run some scenarios only (F is the slowest; G alone takes ~30 s)
  *   --cpu-prof DIR                             start the server with node --cpu-prof, profile written to DIR
@@ -55,6 +56,8 @@ const TARGETS = {
   full_create_ratio: { max: 1.5 },
   update_ratio: { max: 1.15 },
   paging_ratio: { max: 1.3 },
+  // Server CPU is the whole cost only where the database runs inside the server process.
+  pages_cpu_ms: { max: 5, databases: ['sqlite'] },
   reject_speedup: { min: 5 },
   rss_growth_mb: { max: 50 },
   unauthenticated_peak_rss_growth_mb: { max: 50 },
@@ -69,6 +72,9 @@ const SECRETS = {
   ENCRYPTION_KEY: 'bench-encryption-key-0123456789abcdef',
 };
 
+/** A target names the databases it holds on when it does not hold on every one. */
+const checkedOn = (target, db) => !target.databases || target.databases.includes(db);
+
 class BenchError extends Error {}
 
 function parseArguments(argv) {
@@ -78,7 +84,7 @@ function parseArguments(argv) {
     rounds: 8,
     seconds: 3,
     warmup: 2,
-    items: 20_000,
+    items: 100_000,
     only: SCENARIOS,
     cpuProf: undefined,
     check: false,
@@ -255,7 +261,7 @@ function report({ options, database, sides, memory, strangers, ratios, fill, mac
   lines.push('');
   lines.push(
     `Publish Bridge bench: ${database}, ${options.connections} connections, ${options.rounds} rounds x ${options.seconds} s per side, ` +
-      `${fill.items.toLocaleString('en-US')} published articles filled in ${fill.seconds.toFixed(1)} s`
+      `${fill.items.toLocaleString('en-US')} published items filled in ${fill.seconds.toFixed(1)} s`
   );
   lines.push(machine);
   lines.push('');
@@ -301,7 +307,12 @@ function report({ options, database, sides, memory, strangers, ratios, fill, mac
   lines.push(formatRow(['ratio', '', 'value', 'target', 'result'], [34, 0, 8, 8, 6]));
   for (const [name, target] of Object.entries(TARGETS)) {
     const value = ratios[name];
-    const met = value === null ? 'n/a' : target.max !== undefined ? value <= target.max : value >= target.min;
+    const met =
+      value === null || !checkedOn(target, options.db)
+        ? 'n/a'
+        : target.max !== undefined
+          ? value <= target.max
+          : value >= target.min;
     const wanted = target.max !== undefined ? `<= ${target.max}` : `>= ${target.min}`;
     lines.push(
       formatRow(
@@ -347,7 +358,7 @@ async function main() {
       return server.baseUrl;
     };
     const firstFill = options.fillFirst ? options.items : 0;
-    progress(`${database.label}: creating the schema, an API token and ${firstFill} published articles...`);
+    progress(`${database.label}: creating the schema, an API token and ${firstFill} published items...`);
     const { apiToken, filled } = await setup(firstFill);
     let fill = filled;
     let baseUrl = await start();
@@ -543,14 +554,16 @@ async function main() {
     if (wants('D') && !options.fillFirst) {
       // Filled only now, so that A to C ran on the site their own publishes built.
       await server.stop();
-      progress(`D: adding ${options.items} published articles with the server stopped...`);
+      progress(
+        `D: adding ${options.items} published posts, categories and products with the server stopped...`
+      );
       fill = (await setup(options.items, '--no-token')).filled;
       baseUrl = await start();
       load.baseUrl = baseUrl;
     }
 
     if (wants('D')) {
-      // Page 200 with the default 20,000 items: the last full page of the fill.
+      // Page 1000 with the default 100,000 items: the last full page of the fill.
       const PAGE_FAR = Math.max(1, Math.floor(options.items / 100));
       const pageRequest = (page) => () => client.plugin('GET', `/pages?per_page=100&page=${page}`);
       for (const page of [1, PAGE_FAR]) {
@@ -579,6 +592,8 @@ async function main() {
         },
       ]);
       ratios.paging_ratio = round(stats['D page 1'].rps / stats[`D page ${PAGE_FAR}`].rps);
+      // The dearer of the two pages: a walk pays for every page up to the last.
+      ratios.pages_cpu_ms = round(Math.max(stats['D page 1'].cpuMs, stats[`D page ${PAGE_FAR}`].cpuMs), 2);
     }
 
     const machine = `Node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${Math.round(os.totalmem() / 2 ** 30)} GB; load generator on the same machine; bench took ${((Date.now() - startedAt) / 1000).toFixed(0)} s`;
@@ -588,7 +603,9 @@ async function main() {
     process.stdout.write(`${JSON.stringify(ratios)}\n`);
     const missed = Object.entries(TARGETS).filter(([name, t]) => {
       const value = ratios[name];
-      return value !== null && (t.max !== undefined ? value > t.max : value < t.min);
+      return (
+        value !== null && checkedOn(t, options.db) && (t.max !== undefined ? value > t.max : value < t.min)
+      );
     });
     if (options.check && missed.length > 0) process.exitCode = 1;
   } finally {

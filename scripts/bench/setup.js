@@ -2,7 +2,9 @@
 /**
  * Prepares a bench database before the server starts, in a process of its own: boots the
  * example once (which also creates the schema), creates a full-access API token for the native
- * side, and fills the article type with published documents for the paging measurement.
+ * side, and fills the site with published documents for the paging measurement: posts (the
+ * example's articles), blog categories and products mixed, as GET /pages lists them, the posts
+ * and products with bodies of about 5 KB, as a real site's are (the list never returns them).
  *
  *   node scripts/bench/setup.js <result.json> <items> [--no-token]
  *
@@ -18,7 +20,11 @@ const path = require('node:path');
 
 const EXAMPLE_DIR = path.resolve(__dirname, '../../example');
 const ARTICLE = 'api::article.article';
+const CATEGORY = 'api::category.category';
+const PRODUCT = 'plugin::publish-bridge.product';
 const BATCH = 250;
+/** About 5 KB of text: the size of a real post's or product's body. */
+const BODY_TEXT = 'An older piece of the back catalogue, here so the site has a long list. '.repeat(70);
 
 const documentId = () => {
   const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
@@ -29,38 +35,60 @@ const fillerContent = (n) => [
   { type: 'heading', level: 2, children: [{ type: 'text', text: `Archived article ${n}` }] },
   {
     type: 'paragraph',
-    children: [
-      { type: 'text', text: 'An older article, here so the site has a long back catalogue to list.' },
-    ],
+    children: [{ type: 'text', text: BODY_TEXT }],
   },
 ];
 
+/**
+ * Item n of the fill: 7 in 10 are posts, 1 a blog category (a type without draft & publish:
+ * one row), 2 products; interleaved, so a page of the list reads every type.
+ */
+function fillerItem(n, at) {
+  const dates = { documentId: documentId(), createdAt: at, updatedAt: at };
+  const kind = n % 10;
+  if (kind === 7)
+    return {
+      uid: CATEGORY,
+      rows: [{ ...dates, name: `Archived category ${n}`, slug: `archived-category-${n}`, publishedAt: at }],
+    };
+  const common =
+    kind < 7
+      ? {
+          ...dates,
+          title: `Archived article ${n}`,
+          slug: `archived-article-${n}`,
+          description: `Summary of archived article ${n}.`,
+          content: fillerContent(n),
+          publishedDate: at,
+          sourceId: `archive-${n}`,
+        }
+      : { ...dates, name: `Archived product ${n}`, slug: `archived-product-${n}`, description: BODY_TEXT };
+  return {
+    uid: kind < 7 ? ARTICLE : PRODUCT,
+    rows: [
+      { ...common, publishedAt: null },
+      { ...common, publishedAt: at },
+    ],
+  };
+}
+
 async function fill(strapi, items) {
-  const articles = strapi.db.query(ARTICLE);
   const startedAt = Date.now();
-  // One millisecond apart and after every existing post, so the listing order (creation, then
-  // id) is the insertion order.
+  // One millisecond apart and after every existing entry, so the listing order (creation, then
+  // type, then id) is the insertion order.
   const firstCreatedAt = startedAt;
   for (let offset = 0; offset < items; offset += BATCH) {
-    const rows = [];
+    const rowsByUid = new Map();
     for (let n = offset; n < Math.min(items, offset + BATCH); n += 1) {
-      const at = new Date(firstCreatedAt + n);
-      const common = {
-        documentId: documentId(),
-        title: `Archived article ${n}`,
-        slug: `archived-article-${n}`,
-        description: `Summary of archived article ${n}.`,
-        content: fillerContent(n),
-        publishedDate: at,
-        sourceId: `archive-${n}`,
-        createdAt: at,
-        updatedAt: at,
-      };
-      rows.push({ ...common, publishedAt: null }, { ...common, publishedAt: at });
+      const { uid, rows } = fillerItem(n, new Date(firstCreatedAt + n));
+      rowsByUid.set(uid, [...(rowsByUid.get(uid) ?? []), ...rows]);
     }
-    await articles.createMany({ data: rows });
+    for (const [uid, rows] of rowsByUid) await strapi.db.query(uid).createMany({ data: rows });
   }
-  if (items > 0) await analyze(strapi, strapi.db.metadata.get(ARTICLE).tableName);
+  if (items > 0) {
+    for (const uid of [ARTICLE, CATEGORY, PRODUCT])
+      await analyze(strapi, strapi.db.metadata.get(uid).tableName);
+  }
   return { items, seconds: (Date.now() - startedAt) / 1000 };
 }
 

@@ -34,6 +34,7 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   await strapi.admin.services.permission.actionProvider.registerMany(ACTIONS);
   getService(strapi, 'transactions').refuseAbandonedWork();
   await getService(strapi, 'slug-indexes').ensure();
+  await getService(strapi, 'pages').ensureIndexes();
   await getService(strapi, 'activity-writer').prune();
   await getService(strapi, 'locales').warnIfMissing();
 };

@@ -2,7 +2,7 @@ import { loginAs, pluginTypesDisplayed } from '../helpers/admin-client';
 import { startSiteWithImages } from '../helpers/site-with-images';
 import type { ImageServer } from '../helpers/image-server';
 import type { Site } from '../helpers/site';
-import { slugIndexName } from '../../server/src/services/slug-indexes';
+import { indexName } from '../../server/src/database/indexes';
 
 /** The example maps posts, blog categories and authors onto its own blog types. */
 const ARTICLE = 'api::article.article';
@@ -257,7 +257,7 @@ test('every slug column the plugin looks up has an index, added once, and again 
   }
 
   const articles = columns.find((column) => column.uid === ARTICLE)!;
-  const ours = slugIndexName(articles.table, articles.column);
+  const ours = indexName(articles.table, articles.column);
   await site.strapi.db.connection.schema.alterTable(articles.table, (table: any) =>
     table.dropIndex([], ours)
   );

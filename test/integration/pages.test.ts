@@ -1,4 +1,5 @@
 import { startSite, type Site } from '../helpers/site';
+import { indexName } from '../../server/src/database/indexes';
 
 let site: Site;
 
@@ -84,7 +85,10 @@ test('items carry the decided fields, with categories and tags of posts', async 
   const product = items.find((item: { type: string }) => item.type === 'product');
   expect(product).toMatchObject({ slug: 'ethiopia-yirgacheffe', categories: ['Coffee'], tags: [] });
   const productCategory = items.find((item: { type: string }) => item.type === 'product_cat');
-  expect(productCategory).toMatchObject({ title: 'Coffee', url: 'http://localhost:3000/shop/category/coffee' });
+  expect(productCategory).toMatchObject({
+    title: 'Coffee',
+    url: 'http://localhost:3000/shop/category/coffee',
+  });
 });
 
 test('a walk sees every item once while the publisher adds posts and categories', async () => {
@@ -136,4 +140,32 @@ test('bad paging values answer 400 naming the parameter', async () => {
     expect(reply.status).toBe(400);
     expect(reply.body.error).toMatch(/per_page|page/);
   }
+});
+
+test('each listed table has the index the walk reads in order, added once, and again when it was dropped', async () => {
+  const service = site.strapi.plugin('publish-bridge').service('pages');
+  const namesOf = async (table: string): Promise<string[]> =>
+    ((await site.strapi.db.dialect.schemaInspector.getIndexes(table)) as { name: string }[])
+      .map((index) => index.name)
+      .sort();
+  const wanted: { table: string; columns: string[] }[] = service.orderIndexes();
+  // Posts, blog categories, products and product categories live in four tables here.
+  expect(wanted).toHaveLength(4);
+  const before = new Map<string, string[]>();
+  for (const { table, columns } of wanted) {
+    expect(columns.slice(0, 2)).toEqual(['created_at', 'document_id']);
+    before.set(table, await namesOf(table));
+    expect(before.get(table)).toContain(indexName(table, 'pages'));
+  }
+
+  await service.ensureIndexes();
+  for (const { table } of wanted) expect(await namesOf(table)).toEqual(before.get(table));
+
+  const { table } = wanted[0];
+  await site.strapi.db.connection.schema.alterTable(table, (builder: any) =>
+    builder.dropIndex([], indexName(table, 'pages'))
+  );
+  expect(await namesOf(table)).not.toContain(indexName(table, 'pages'));
+  await service.ensureIndexes();
+  expect(await namesOf(table)).toEqual(before.get(table));
 });

@@ -1,17 +1,17 @@
-import { slugIndexName } from '../../server/src/services/slug-indexes';
+import { indexName } from '../../server/src/database/indexes';
 
-describe('slugIndexName', () => {
+describe('indexName', () => {
   test('names the index after its table and column', () => {
-    expect(slugIndexName('articles', 'slug')).toBe('articles_slug_pb_idx');
+    expect(indexName('articles', 'slug')).toBe('articles_slug_pb_idx');
   });
 
   test('stays within the 63 characters PostgreSQL keeps, and two long tables get two names', () => {
     const long = 'components_' + 'very_long_collection_name_'.repeat(3);
-    const first = slugIndexName(`${long}a`, 'slug');
-    const second = slugIndexName(`${long}b`, 'slug');
+    const first = indexName(`${long}a`, 'slug');
+    const second = indexName(`${long}b`, 'slug');
     expect(first.length).toBeLessThanOrEqual(63);
     expect(second.length).toBeLessThanOrEqual(63);
     expect(first).not.toBe(second);
-    expect(slugIndexName(`${long}a`, 'slug')).toBe(first);
+    expect(indexName(`${long}a`, 'slug')).toBe(first);
   });
 });

@@ -7,6 +7,8 @@ import type { PageType } from './urls';
 import { getService } from '../plugin';
 import { documentsOf } from '../database/documents';
 import { tableOf } from '../database/tables';
+import { contentTypeOf } from '../database/schemas';
+import { ensureIndex, indexName, type WantedIndex } from '../database/indexes';
 
 /** A page list item (contract 2.9, fields per contract-decisions.md). */
 export type PageItem = {
@@ -63,6 +65,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    * sorts after every existing one, so a walk in progress never sees an item twice or misses
    * one while the publisher adds pages; the database sorts and applies the offset. A type with
    * i18n on has a row per locale: only the plugin's locale counts, so a document is listed once.
+   *
+   * The ORDER BY is the union's own, not an outer query's over it: each member then reads its
+   * rows in order from the index orderIndexes() adds, and SQLite and PostgreSQL merge the sorted
+   * members and stop after the page, instead of reading every published row (5 KB bodies
+   * included, on SQLite) and sorting them all on every request.
    */
   async function pageKeys(
     resources: Resource[],
@@ -82,9 +89,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     });
     // Unparenthesised members: SQLite refuses `(select …) union all (select …)`.
     const [first, ...others] = selects;
-    const rows = await knex
-      .select('documentId', 'kind_index')
-      .from(first.unionAll(others).as('pages'))
+    const rows = await first
+      .unionAll(others)
       .orderBy([{ column: 'createdAt' }, { column: 'kind_index' }, { column: 'documentId' }])
       .limit(limit)
       .offset(offset);
@@ -92,6 +98,24 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       documentId: row.documentId,
       kindIndex: Number(row.kind_index),
     }));
+  }
+
+  /**
+   * The index each listed type's part of the page walk reads in order: creation, then document,
+   * with the columns the walk filters on, so the database never reads the rows themselves.
+   */
+  function orderIndexes(): WantedIndex[] {
+    const indexes = new Map<string, WantedIndex>();
+    for (const kind of LISTED) {
+      const { uid } = mapping().resource(kind);
+      const { name, column } = tableOf(strapi, uid);
+      const localized = contentTypeOf(strapi, uid)?.attributes.locale !== undefined;
+      const columns = ['createdAt', 'documentId', 'publishedAt', ...(localized ? ['locale'] : [])].map(
+        column
+      );
+      indexes.set(name, { uid, table: name, columns, purpose: 'the page list' });
+    }
+    return [...indexes.values()];
   }
 
   async function readItems(
@@ -135,6 +159,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   return {
+    orderIndexes,
+
+    /** Adds the indexes of orderIndexes() that are missing, at startup. */
+    async ensureIndexes(): Promise<void> {
+      for (const wanted of orderIndexes())
+        await ensureIndex(strapi, wanted, indexName(wanted.table, 'pages'));
+    },
+
     /** One page of every published entry: the keys in one query, then each type's fields in one more. */
     async list({ offset, limit }: Paging): Promise<PageItem[]> {
       const resources: Resource[] = LISTED.map((kind) => mapping().resource(kind));

@@ -1,0 +1,49 @@
+import { createHash } from 'node:crypto';
+import type { Core } from '@strapi/strapi';
+import { PLUGIN_ID } from '../constants';
+
+type SchemaIndex = { name: string; columns: string[] };
+
+/** An index the plugin adds to a site's table, and what it is for (named in the log). */
+export type WantedIndex = { uid: string; table: string; columns: string[]; purpose: string };
+
+/** PostgreSQL cuts identifiers at 63 bytes, MySQL refuses names over 64. */
+const MAX_INDEX_NAME = 63;
+
+/** The plugin's name for its index on `table`, `label` saying which (a column, or a purpose). */
+export const indexName = (table: string, label: string) => {
+  const name = `${table}_${label}_pb_idx`;
+  if (name.length <= MAX_INDEX_NAME) return name;
+  const digest = createHash('sha256').update(`${table}.${label}`).digest('hex').slice(0, 12);
+  return `${table.slice(0, MAX_INDEX_NAME - digest.length - 8)}_${digest}_pb_idx`;
+};
+
+/** True when some index of the table starts with the wanted columns, in order: it serves the same reads. */
+export async function hasIndex(strapi: Core.Strapi, { table, columns }: WantedIndex): Promise<boolean> {
+  const indexes = (await strapi.db.dialect.schemaInspector.getIndexes(table)) as SchemaIndex[];
+  return indexes.some((index) => columns.every((column, i) => index.columns[i] === column));
+}
+
+/**
+ * Adds a plain, non-unique index named `name` unless one already serves (whoever made it: the
+ * plugin never drops or replaces an index the site owns). Strapi's schema sync leaves indexes it
+ * did not create alone, and one that a table rebuild drops is added again at the next start.
+ * A failure is logged, never fatal: reads stay correct, only slower.
+ */
+export async function ensureIndex(strapi: Core.Strapi, wanted: WantedIndex, name: string): Promise<void> {
+  const where = `${wanted.table} (${wanted.columns.join(', ')})`;
+  try {
+    if (await hasIndex(strapi, wanted)) return;
+    await strapi.db.connection.schema.alterTable(wanted.table, (table: any) =>
+      table.index(wanted.columns, name)
+    );
+    strapi.log.info(`[${PLUGIN_ID}] added index ${name} on ${where} for ${wanted.purpose}`);
+  } catch (error) {
+    // Another instance starting at the same moment may have added it first.
+    if (await hasIndex(strapi, wanted).catch(() => false)) return;
+    strapi.log.warn(
+      `[${PLUGIN_ID}] could not index ${where} (${(error as Error).message}); ` +
+        `${wanted.purpose} on ${wanted.uid} read the whole table until an index exists.`
+    );
+  }
+}
