@@ -241,9 +241,72 @@ describe('allow-list entries', () => {
     '10.0.0.0/x',
     'fc00::/129',
     'not a host',
+    '010.0.0.0/8',
   ])('rejects %j with a message that says what is expected', (entry) => {
     expect(allowListEntryProblem(entry)).toMatch(/is not a host name, an IP address or a CIDR range/);
     expect(() => parseAllowList([entry])).toThrow(TypeError);
+  });
+
+  // Number() reads '' and '.' as 0 (a /0 that allowed every address), '0x8' and '1e1' as numbers;
+  // '-0' passed and then aborted the process inside BlockList.addSubnet.
+  it.each([
+    ['10.0.0.0/', 32],
+    ['10.0.0.0/.', 32],
+    ['fd00::/', 128],
+    ['10.0.0.0/-0', 32],
+    ['10.0.0.0/-8', 32],
+    ['10.0.0.0/0x8', 32],
+    ['10.0.0.0/1e1', 32],
+    ['10.0.0.0/ 8', 32],
+    ['10.0.0.0/8.0', 32],
+    ['10.0.0.0/0008', 32],
+    ['fd00::/+8', 128],
+  ])('rejects the prefix length of %j, saying what it must be', (entry, maxPrefix) => {
+    expect(allowListEntryProblem(entry)).toBe(
+      `"${entry}" is not a host name, an IP address or a CIDR range such as "10.0.0.0/8": ` +
+        `the prefix length must be a number from 1 to ${maxPrefix}`
+    );
+    expect(() => parseAllowList([entry])).toThrow(TypeError);
+  });
+
+  it.each(['0.0.0.0/0', '10.0.0.0/0', '::/0', 'fd00::/000'])(
+    'rejects %j, which would allow every address',
+    (entry) => {
+      expect(allowListEntryProblem(entry)).toBe(
+        `"${entry}" allows every address; list the private ranges the site needs instead`
+      );
+    }
+  );
+
+  it.each([
+    ['10.0.0.1/8', '10.0.0.0/8'],
+    ['192.168.1.1/24', '192.168.1.0/24'],
+    ['fd00::1/8', 'fd00::/8'],
+  ])('rejects %j, whose host bits are set, naming the range it may mean', (entry, range) => {
+    expect(allowListEntryProblem(entry)).toBe(
+      `"${entry}" has host bits set: write the range as "${range}" or the address alone`
+    );
+  });
+
+  it.each(['fe80::1%eth0', '[fe80::1%25eth0]', 'fe80::%eth0/64'])('rejects the zone id in %j', (entry) => {
+    expect(allowListEntryProblem(entry)).toBe(
+      `"${entry}" has a zone id (%...); write the address without it`
+    );
+  });
+
+  it.each(['*.example.com', '*'])('rejects the wildcard %j, which would never match', (entry) => {
+    expect(allowListEntryProblem(entry)).toBe(
+      `"${entry}" is a wildcard, which is not supported; list each host name`
+    );
+  });
+
+  it('accepts prefixes from 1 to the full length, a single address as a range included', () => {
+    for (const entry of ['0.0.0.0/1', '10.0.0.0/08', '10.0.0.1/32', '::/1', 'fd00::1/128']) {
+      expect(allowListEntryProblem(entry)).toBeUndefined();
+    }
+    const allowList = parseAllowList(['10.0.0.0/08']);
+    expect(checkAddress('a', '10.255.0.1', allowList).allowed).toBe(true);
+    expect(checkAddress('a', '127.0.0.1', allowList).allowed).toBe(false);
   });
 });
 
@@ -269,7 +332,29 @@ describe('media.allowedHosts in the plugin config', () => {
 
   it('fails the boot on an entry that is a URL, naming the entry', () => {
     expect(() => pluginConfig.validator(withAllowedHosts(['cdn.internal', 'http://cdn.internal']))).toThrow(
-      /media\.allowedHosts\.1: must be a host name, an IP address or a CIDR range/
+      /media\.allowedHosts\.1: "http:\/\/cdn\.internal" is not a host name, an IP address or a CIDR range/
     );
+  });
+
+  it.each([
+    [
+      '10.0.0.0/-0',
+      /media\.allowedHosts\.0: "10\.0\.0\.0\/-0" is not .*the prefix length must be a number from 1 to 32/,
+    ],
+    ['10.0.0.0/', /media\.allowedHosts\.0: "10\.0\.0\.0\/" is not .*the prefix length/],
+    ['::/0', /media\.allowedHosts\.0: "::\/0" allows every address/],
+    ['10.0.0.1/8', /media\.allowedHosts\.0: "10\.0\.0\.1\/8" has host bits set/],
+    ['*.example.com', /media\.allowedHosts\.0: "\*\.example\.com" is a wildcard/],
+  ])('fails the boot on %j with the reason, naming the option', (entry, message) => {
+    expect(() => pluginConfig.validator(withAllowedHosts([entry]))).toThrow(message);
+  });
+
+  it('checks platform.allowedHosts the same way', () => {
+    expect(() =>
+      pluginConfig.validator({
+        ...pluginConfig.default,
+        platform: { ...pluginConfig.default.platform, allowedHosts: ['fe80::1%eth0'] },
+      })
+    ).toThrow(/platform\.allowedHosts\.0: "fe80::1%eth0" has a zone id/);
   });
 });

@@ -1,4 +1,4 @@
-import { displayUrl, withoutCredentials } from '../../server/src/utils/display-url';
+import { displayUrl, shownLocation, withoutCredentials } from '../../server/src/utils/display-url';
 
 describe('displayUrl', () => {
   it.each([
@@ -20,5 +20,17 @@ describe('withoutCredentials', () => {
   it('removes user:password@ after the scheme and nothing after the host', () => {
     expect(withoutCredentials('https://u:p@h ost/x@y')).toBe('https://h ost/x@y');
     expect(withoutCredentials('https://h/x?a=b@c')).toBe('https://h/x?a=b@c');
+  });
+});
+
+describe('shownLocation', () => {
+  it.each([
+    ['https://u:p@other.example/a/b?sig=secret#x', 'https://other.example/a/b'],
+    ['/login?next=/admin', 'https://platform.example/login'],
+    [undefined, 'no address (no Location header)'],
+    [null, 'no address (no Location header)'],
+    ['http://[bad', 'an invalid address'],
+  ])('shows the Location %j as %j', (location, shown) => {
+    expect(shownLocation(location, 'https://platform.example/logs')).toBe(shown);
   });
 });

@@ -40,10 +40,15 @@ const contentTypeMapping = z
   .object({ uid: z.string().min(1), fields: z.record(z.string(), fieldMapping) })
   .strict();
 
-/** Hosts or addresses (IP, CIDR) that may be private although the address guard refuses such addresses. */
+/**
+ * Hosts or addresses (IP, CIDR) that may be private although the address guard refuses such
+ * addresses. Each entry goes through the guard's own parse here, so an entry it would refuse
+ * stops the boot instead of failing every download.
+ */
 const allowedHosts = z.array(
-  z.string().refine((entry) => !allowListEntryProblem(entry), {
-    error: 'must be a host name, an IP address or a CIDR range such as "10.0.0.0/8"',
+  z.string().superRefine((entry, context) => {
+    const problem = allowListEntryProblem(entry);
+    if (problem) context.addIssue({ code: 'custom', message: problem });
   })
 );
 

@@ -119,33 +119,63 @@ type AllowListEntry =
   | { type: 'address'; address: string }
   | { type: 'subnet'; network: string; prefix: number };
 
-function parseEntry(raw: string): AllowListEntry | undefined {
+const EXPECTED = 'a host name, an IP address or a CIDR range such as "10.0.0.0/8"';
+
+/** The entry, or why it cannot be used: each message says what to write instead. */
+function parseEntry(raw: string): AllowListEntry | { problem: string } {
   const entry = normaliseHost(raw);
+  // A zone names the interface, not the address: BlockList ignores it, so the entry would not mean what it says.
+  if (entry.includes('%')) return { problem: `"${raw}" has a zone id (%...); write the address without it` };
+  // The allow-list compares whole host names; a pattern would silently never match.
+  if (entry.includes('*'))
+    return { problem: `"${raw}" is a wildcard, which is not supported; list each host name` };
   const slash = entry.lastIndexOf('/');
-  if (slash !== -1) {
-    const network = entry.slice(0, slash);
-    const prefix = Number(entry.slice(slash + 1));
-    const version = isIP(network);
-    const maxPrefix = version === 4 ? 32 : 128;
-    if (version === 0 || !Number.isInteger(prefix) || prefix < 0 || prefix > maxPrefix) return undefined;
-    return { type: 'subnet', network, prefix };
-  }
+  if (slash !== -1) return parseSubnet(raw, entry.slice(0, slash), entry.slice(slash + 1));
   if (isIP(entry)) return { type: 'address', address: entry };
   try {
     // A bare host name survives URL parsing unchanged; ports, paths and credentials do not.
-    return normaliseHost(new URL(`http://${entry}`).hostname) === entry && entry !== ''
-      ? { type: 'host', host: entry }
-      : undefined;
+    if (entry !== '' && normaliseHost(new URL(`http://${entry}`).hostname) === entry)
+      return { type: 'host', host: entry };
   } catch {
-    return undefined;
+    // Not a host either: answered below.
   }
+  return { problem: `"${raw}" is not ${EXPECTED}` };
+}
+
+function parseSubnet(raw: string, network: string, prefixText: string): AllowListEntry | { problem: string } {
+  const version = isIP(network);
+  if (version === 0) return { problem: `"${raw}" is not ${EXPECTED}: "${network}" is not an IP address` };
+  const maxPrefix = version === 4 ? 32 : 128;
+  // Decimal digits only: Number() reads '' and '.' as 0, '0x8' as 8 and '-0' as -0 (which aborts BlockList).
+  if (!/^\d{1,3}$/.test(prefixText) || Number(prefixText) > maxPrefix) {
+    return {
+      problem: `"${raw}" is not ${EXPECTED}: the prefix length must be a number from 1 to ${maxPrefix}`,
+    };
+  }
+  const prefix = Number(prefixText);
+  // /0 is every address, private and public alike: it would switch the guard off.
+  if (prefix === 0)
+    return { problem: `"${raw}" allows every address; list the private ranges the site needs instead` };
+  const cidr = `${network}/${prefix}`;
+  const start = (version === 4 ? ipaddr.IPv4 : ipaddr.IPv6).networkAddressFromCIDR(cidr).toString();
+  // 10.0.0.1/8 may mean 10.0.0.0/8 or the one address 10.0.0.1: which one is the site owner's to say.
+  if (start !== ipaddr.parse(network).toString()) {
+    return {
+      problem: `"${raw}" has host bits set: write the range as "${start}/${prefix}" or the address alone`,
+    };
+  }
+  return { type: 'subnet', network, prefix };
 }
 
 /** Why an allow-list entry cannot be used, or undefined when it is a host name, an IP address or a CIDR range. */
 export function allowListEntryProblem(entry: string): string | undefined {
-  return parseEntry(entry)
-    ? undefined
-    : `"${entry}" is not a host name, an IP address or a CIDR range such as "10.0.0.0/8"`;
+  try {
+    // The whole parse, BlockList included, so that whatever it refuses stops the boot, not a download.
+    parseAllowList([entry]);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
 }
 
 export function parseAllowList(entries: readonly string[]): AllowList {
@@ -153,7 +183,7 @@ export function parseAllowList(entries: readonly string[]): AllowList {
   const addresses = new BlockList();
   for (const raw of entries) {
     const entry = parseEntry(raw);
-    if (!entry) throw new TypeError(allowListEntryProblem(raw));
+    if ('problem' in entry) throw new TypeError(entry.problem);
     if (entry.type === 'host') hosts.add(entry.host);
     else if (entry.type === 'address') addresses.addAddress(entry.address, familyOf(entry.address));
     else addresses.addSubnet(entry.network, entry.prefix, familyOf(entry.network));

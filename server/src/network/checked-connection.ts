@@ -1,6 +1,7 @@
 import type { LookupAddress } from 'node:dns';
 import { lookup as resolveHost } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
+import { createWeightedSemaphore } from '../utils/weighted-semaphore';
 import { checkAddress, normaliseHost, type AddressKind, type AllowList } from './address-guard';
 
 /**
@@ -36,6 +37,20 @@ export class HostUnresolved extends Error {
   }
 }
 
+/**
+ * Guard lookups that may be in getaddrinfo at once, process-wide. dns.lookup runs on libuv's
+ * threadpool (4 threads unless UV_THREADPOOL_SIZE says otherwise), which the database driver's
+ * host lookups, file reads and crypto share, and a lookup cannot be cancelled: abandoned at the
+ * time limit it holds its thread until the resolver gives up (10 s per name with the usual
+ * resolv.conf). Without a cap a post of 4 images on names whose DNS never answers took every
+ * thread. A slot is freed only when getaddrinfo returns, so at most this many threads are ever
+ * held; a lookup still waiting for a slot at its time limit fails like any other timeout.
+ * dns.promises.Resolver could cancel, but it asks DNS servers only: it would stop reading
+ * /etc/hosts (localhost, names site owners allow-list for local image servers).
+ */
+const LOOKUPS_AT_ONCE = 2;
+const lookupSlots = createWeightedSemaphore(() => LOOKUPS_AT_ONCE);
+
 export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
@@ -58,7 +73,10 @@ export async function resolveCheckedAddresses(
     addresses = [{ address: host, family: literal }];
   } else {
     try {
-      addresses = await untilAborted(resolveHost(host, { all: true, verbatim: true }), signal);
+      addresses = await untilAborted(
+        lookupSlots.run(1, () => resolveHost(host, { all: true, verbatim: true }), signal),
+        signal
+      );
     } catch (error) {
       if (signal.aborted) throw error;
       throw new HostUnresolved(host, (error as NodeJS.ErrnoException).code);

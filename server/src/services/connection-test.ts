@@ -5,6 +5,7 @@ import { CAPABILITIES, type Capability } from '../contract/capabilities';
 import { signMessage } from '../contract/signature';
 import { isProbeAnswer, newNonce, PROBE_PATH } from '../utils/connection-probe';
 import { getService, pluginConfig } from '../plugin';
+import { shownLocation } from '../utils/display-url';
 
 /** Non-ASCII text in the probe makes a proxy that re-encodes bodies break the signature, as it would for real posts. */
 const PROBE_BODY = JSON.stringify({ connection_test: true, probe: 'Grüße, 東京, €' });
@@ -29,6 +30,11 @@ const NOT_THIS_SITE = 'The Public URL does not lead back to this Strapi';
  * shares this site's store answers correctly; then, only if it did, the signed handshake. The admin sees the parsed
  * handshake or a message, never what another server answered. Never built from the admin's
  * request either: a forged Host or X-Forwarded-Host would choose the address.
+ *
+ * The public URL is not passed through the address guard (network/address-guard), unlike image
+ * and platform URLs: a site may well reach its own public URL at a private address (behind a
+ * proxy, in a container network), and the probe sends nothing secret and shows of a foreign
+ * server's answer only its status and, for a redirect, the origin and path it points to.
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const settings = () => getService(strapi, 'settings');
@@ -175,7 +181,7 @@ function verdict(
 
 /** Where a redirect points, and what to set instead: the probe and the handshake say the same. */
 const redirectAdvice = (url: string, answer: Response) =>
-  `${url} redirects to ${answer.headers.get('location') ?? 'another address'}. The publisher does not follow redirects with a body: set the final address in the Public URL field of this page (or Strapi's server.url: PUBLIC_URL in the example).`;
+  `${url} redirects to ${shownLocation(answer.headers.get('location'), url)}. The publisher does not follow redirects with a body: set the final address in the Public URL field of this page (or Strapi's server.url: PUBLIC_URL in the example).`;
 
 function unreachable(url: string, error: unknown, timeoutMs: number): string {
   const name = (error as Error)?.name;

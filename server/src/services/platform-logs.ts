@@ -12,6 +12,7 @@ import {
 } from '../network/checked-connection';
 import type { DeliveryLogEntry } from '../contract/admin-api';
 import { getService, pluginConfig } from '../plugin';
+import { shownLocation } from '../utils/display-url';
 
 /** A problem with the platform's answer, phrased for the admin; `status` is what the admin API answers. */
 export class PlatformLogsError extends Error {
@@ -159,17 +160,6 @@ async function answerText(answer: IncomingMessage, endpoint: URL): Promise<strin
     );
   }
   return text;
-}
-
-/** A Location header for a message: resolved, without credentials or query. */
-function shownLocation(location: string | undefined, endpoint: URL): string {
-  if (!location) return 'no address (no Location header)';
-  try {
-    const target = new URL(location, endpoint);
-    return `${target.origin}${target.pathname}`;
-  } catch {
-    return 'an invalid address';
-  }
 }
 
 async function readLimited(answer: IncomingMessage, endpoint: URL): Promise<string> {

@@ -27,3 +27,17 @@ export function displayUrl(raw: string): string {
       .slice(0, 200);
   }
 }
+
+/**
+ * A redirect's Location for a message: resolved against `base`, origin and path only. The
+ * credentials and query it may carry (a token, a signed URL) are another server's to keep.
+ */
+export function shownLocation(location: string | null | undefined, base: URL | string): string {
+  if (!location) return 'no address (no Location header)';
+  try {
+    const target = new URL(location, base);
+    return `${target.origin}${target.pathname}`;
+  } catch {
+    return 'an invalid address';
+  }
+}
