@@ -19,3 +19,4 @@ export type {
 } from '../../server/src/contract/admin-api';
 
 export type { ActivityQuery, SettingsUpdate } from '../../server/src/contract/admin-schemas';
+export type { EditorChangePolicy } from '../../server/src/contract/editor-change-policies';

@@ -316,6 +316,7 @@ test("with no mapping, the Content Manager's menu shows every resource type of t
     identity: false,
     'activity-entry': false,
     'request-receipt': false,
+    'managed-entry': false,
   });
 });
 

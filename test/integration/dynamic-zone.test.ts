@@ -302,7 +302,9 @@ test('updates of the zone, its media and the other fields see no editor change w
 
   const before = await storedBlocks(documentId);
   await stories().update({ documentId, data: { blocks: withSliderAt(before, 1, before[1].file.id) } });
-  expect(await changed({ content: newContent(), title: 'Brew guide, third' })).toMatch(/^content: changed in Strapi/);
+  expect(await changed({ content: newContent(), title: 'Brew guide, third' })).toMatch(
+    /^content: changed in Strapi/
+  );
 });
 
 test('an update without content leaves the zone alone', async () => {

@@ -24,14 +24,26 @@ describe(`editor changes on ${db}`, () => {
   afterAll(async () => {
     await site?.stop();
   });
+  afterEach(async () => {
+    await choosePolicy('overwrite');
+  });
+
+  /** What an admin does on the settings page: "When an editor changed a post in Strapi". */
+  async function choosePolicy(policy: string) {
+    const reply = await editor.request('PUT', '/publish-bridge/settings', { editorChanges: policy });
+    expect([reply.status, reply.body?.data?.editorChanges]).toEqual([200, policy]);
+  }
 
   const documents = () => site.strapi.documents(POST as never) as any;
+  const version = (documentId: string, status: 'draft' | 'published') =>
+    documents().findOne({ documentId, status, fields: ['title', 'excerpt', 'readingTime', 'updatedAt'] });
 
   async function publishPost() {
     run += 1;
     const reply = await site.send('POST', '/posts', {
       title: `Fingerprinted ${run}`,
-      content: '<h2>Part</h2><p>Body with <a href="https://example.com/x">a link</a>.</p><ul><li>one</li></ul>',
+      content:
+        '<h2>Part</h2><p>Body with <a href="https://example.com/x">a link</a>.</p><ul><li>one</li></ul>',
       excerpt: 'First excerpt',
       status: 'publish',
       date: '2026-01-02 03:04:05',
@@ -58,6 +70,16 @@ describe(`editor changes on ${db}`, () => {
     expect(reply.status).toBe(200);
   }
 
+  /** The admin panel's Publish: the Content Manager saves the draft with `data` and publishes it. */
+  async function editorPublishes(id: string, data: Record<string, unknown>) {
+    const reply = await editor.request(
+      'POST',
+      `/content-manager/collection-types/${POST}/${id}/actions/publish`,
+      data
+    );
+    expect(reply.status).toBe(200);
+  }
+
   const changedNote = (notes: string[] | null) => (notes ?? []).find((note) => CHANGED.test(note));
 
   test('updates of every kind of field see no editor change where there was none', async () => {
@@ -74,12 +96,14 @@ describe(`editor changes on ${db}`, () => {
       seo: { description: 'Second SEO description', keywords: ['grind'] },
     };
     expect(changedNote(await update(id, everyField))).toBeUndefined();
-    expect(changedNote(await update(id, { ...everyField, title: 'Third title', seo: { title: 'T3' } }))).toBeUndefined();
+    expect(
+      changedNote(await update(id, { ...everyField, title: 'Third title', seo: { title: 'T3' } }))
+    ).toBeUndefined();
     expect(changedNote(await update(id, { status: 'draft', excerpt: 'Draft excerpt' }))).toBeUndefined();
     expect(changedNote(await update(id, everyField))).toBeUndefined();
   });
 
-  test("an update names the sent fields an editor changed in the Content Manager, and only those", async () => {
+  test('an update names the sent fields an editor changed in the Content Manager, and only those', async () => {
     const id = await publishPost();
     await editorSaves(id, { title: 'The editor’s title', excerpt: 'The editor’s excerpt' });
 
@@ -109,5 +133,63 @@ describe(`editor changes on ${db}`, () => {
     expect(changedNote(notes)).toMatch(/^categories, seo: changed in Strapi/);
     // The seo title was written by the first delivery and not changed since.
     expect(changedNote(await update(id, { seo: { title: 'Platform SEO title' } }))).toBeUndefined();
+  });
+
+  test("policy overwrite (the default): the platform's values replace the editor's, and the note says so", async () => {
+    const id = await publishPost();
+    await editorPublishes(id, { title: 'The editor’s title' });
+    const notes = await update(id, { title: 'Platform title' });
+    expect(changedNote(notes)).toMatch(/replaced the editor's \(editor changes policy "overwrite"\)/);
+    expect((await version(id, 'published')).title).toBe('Platform title');
+  });
+
+  test('policy keep: the fields an editor changed stay as the editor left them, the other sent fields update', async () => {
+    await choosePolicy('keep');
+    const id = await publishPost();
+    await editorPublishes(id, { title: 'The editor’s title' });
+
+    const notes = await update(id, { title: 'Platform title', excerpt: 'Platform excerpt' });
+    expect(changedNote(notes)).toMatch(/^title: changed in Strapi .*the editor's value was kept/);
+    for (const status of ['draft', 'published'] as const) {
+      expect(await version(id, status)).toMatchObject({
+        title: 'The editor’s title',
+        excerpt: 'Platform excerpt',
+      });
+    }
+    // Kept means not written: the next update still sees the editor's title as theirs.
+    expect(changedNote(await update(id, { title: 'Platform title again' }))).toMatch(/^title: /);
+    expect((await version(id, 'published')).title).toBe('The editor’s title');
+  });
+
+  test('policy draft: the update goes to the draft for review, the published version stays as the editor left it', async () => {
+    await choosePolicy('draft');
+    const id = await publishPost();
+    await editorPublishes(id, { title: 'The editor’s title' });
+
+    const notes = await update(id, {
+      title: 'Platform title',
+      excerpt: 'Platform excerpt',
+      status: 'publish',
+    });
+    expect(changedNote(notes)).toMatch(/^title: changed in Strapi .*went to the draft for review/);
+    const published = await version(id, 'published');
+    const draft = await version(id, 'draft');
+    expect(published).toMatchObject({ title: 'The editor’s title', excerpt: 'First excerpt' });
+    expect(draft).toMatchObject({ title: 'Platform title', excerpt: 'Platform excerpt' });
+    // The Content Manager shows the entry as Modified: its draft was saved after its published version.
+    expect(new Date(draft.updatedAt).getTime()).toBeGreaterThan(new Date(published.updatedAt).getTime());
+
+    // An update that meets no editor's change is published as usual.
+    const later = await publishPost();
+    expect(changedNote(await update(later, { excerpt: 'Straight through' }))).toBeUndefined();
+    expect((await version(later, 'published')).excerpt).toBe('Straight through');
+  });
+
+  test('the settings page offers the policies and refuses any other', async () => {
+    const view = await editor.request('GET', '/publish-bridge/settings');
+    expect(view.body.data.editorChanges).toBe('overwrite');
+    const refused = await editor.request('PUT', '/publish-bridge/settings', { editorChanges: 'ignore' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toMatch(/editorChanges/);
   });
 });

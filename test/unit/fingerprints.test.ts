@@ -35,15 +35,43 @@ const digest = (attribute: string, values: Record<string, unknown>, stored?: Rec
 /** What the plugin sent and what the Document Service reads back afterwards fingerprint alike. */
 describe('a value fingerprints alike as sent and as read back', () => {
   test.each([
-    ['relation set by documentIds', 'categories', { set: ['b', 'a'] }, [{ id: 7, documentId: 'a' }, { id: 9, documentId: 'b' }]],
+    [
+      'relation set by documentIds',
+      'categories',
+      { set: ['b', 'a'] },
+      [
+        { id: 7, documentId: 'a' },
+        { id: 9, documentId: 'b' },
+      ],
+    ],
     ['one related entry', 'author', 'a', { id: 3, documentId: 'a' }],
     ['no related entry', 'author', null, null],
     ['a file', 'cover', 12, { id: 12 }],
-    ['a datetime, read back with MariaDB’s whole seconds', 'publishDate', '2026-01-02T03:04:05.678Z', '2026-01-02T03:04:05.000Z'],
+    [
+      'a datetime, read back with MariaDB’s whole seconds',
+      'publishDate',
+      '2026-01-02T03:04:05.678Z',
+      '2026-01-02T03:04:05.000Z',
+    ],
     ['a date read back as a Date', 'day', '2026-01-02', new Date('2026-01-02T00:00:00Z')],
-    ['JSON whose keys jsonb reordered', 'content', [{ type: 'paragraph', children: [{ type: 'text', text: 'x' }] }], [{ children: [{ text: 'x', type: 'text' }], type: 'paragraph' }]],
-    ['a component given its id, read back with nested media left out', 'seo', { metaTitle: 'T', shareImage: 4 }, { id: 40, metaTitle: 'T', metaDescription: null, noIndex: false }],
-    ['a dynamic zone, read back with ids', 'zone', [{ __component: QUOTE, body: 'Q' }], [{ id: 5, __component: QUOTE, title: null, body: 'Q' }]],
+    [
+      'JSON whose keys jsonb reordered',
+      'content',
+      [{ type: 'paragraph', children: [{ type: 'text', text: 'x' }] }],
+      [{ children: [{ text: 'x', type: 'text' }], type: 'paragraph' }],
+    ],
+    [
+      'a component given its id, read back with nested media left out',
+      'seo',
+      { metaTitle: 'T', shareImage: 4 },
+      { id: 40, metaTitle: 'T', metaDescription: null, noIndex: false },
+    ],
+    [
+      'a dynamic zone, read back with ids',
+      'zone',
+      [{ __component: QUOTE, body: 'Q' }],
+      [{ id: 5, __component: QUOTE, title: null, body: 'Q' }],
+    ],
   ])('%s', (_name, attribute, sent, readBack) => {
     expect(digest(attribute, { [attribute]: readBack })).toBe(digest(attribute, { [attribute]: sent }));
   });
@@ -63,7 +91,18 @@ describe('what an editor changes fingerprints differently', () => {
     ['a related entry', 'categories', { set: ['a', 'b'] }, [{ documentId: 'a' }]],
     ['a date by a minute', 'publishDate', '2026-01-02T03:04:05Z', '2026-01-02T03:05:05Z'],
     ['a component’s own value', 'seo', { metaTitle: 'T' }, { id: 1, metaTitle: 'T', noIndex: true }],
-    ['the order of a zone', 'zone', [{ __component: QUOTE, body: 'A' }, { __component: QUOTE, body: 'B' }], [{ __component: QUOTE, body: 'B' }, { __component: QUOTE, body: 'A' }]],
+    [
+      'the order of a zone',
+      'zone',
+      [
+        { __component: QUOTE, body: 'A' },
+        { __component: QUOTE, body: 'B' },
+      ],
+      [
+        { __component: QUOTE, body: 'B' },
+        { __component: QUOTE, body: 'A' },
+      ],
+    ],
   ])('%s', (_name, attribute, sent, edited) => {
     expect(digest(attribute, { [attribute]: edited })).not.toBe(digest(attribute, { [attribute]: sent }));
   });

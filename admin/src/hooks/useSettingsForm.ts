@@ -1,5 +1,5 @@
 import * as React from 'react';
-import type { Settings, SettingsUpdate } from '../types';
+import type { EditorChangePolicy, Settings, SettingsUpdate } from '../types';
 
 export type FormValues = {
   connectionKey: string;
@@ -8,6 +8,7 @@ export type FormValues = {
   publicUrl: string;
   platformUrl: string;
   platformKey: string;
+  editorChanges: EditorChangePolicy;
 };
 
 /** A message for the field, as a translation id (without the plugin prefix) and its English text. */
@@ -82,6 +83,7 @@ function changesFrom(values: FormValues, initial: FormValues): SettingsUpdate | 
   if (Object.keys(capabilities).length > 0) update.capabilities = capabilities;
   const publicUrl = values.publicUrl.trim();
   if (publicUrl !== initial.publicUrl) update.publicUrl = publicUrl;
+  if (values.editorChanges !== initial.editorChanges) update.editorChanges = values.editorChanges;
   const platformUrl = values.platformUrl.trim();
   const platformKey = values.platformKey.trim();
   if (platformUrl !== initial.platformUrl || platformKey) {
@@ -126,6 +128,7 @@ export function useSettingsForm(settings: Settings) {
       publicUrl: settings.publicUrl ?? '',
       platformUrl: settings.platform.url ?? '',
       platformKey: '',
+      editorChanges: settings.editorChanges,
     }),
     [settings]
   );

@@ -12,6 +12,7 @@ import {
 import { useIntl } from 'react-intl';
 import { ActivityTab } from '../components/ActivityTab';
 import { CapabilitiesCard } from '../components/CapabilitiesCard';
+import { EditorChangesCard } from '../components/EditorChangesCard';
 import { ConnectionCard } from '../components/ConnectionCard';
 import { DeliveryLogTab } from '../components/DeliveryLogTab';
 import { PlatformCard } from '../components/PlatformCard';
@@ -144,6 +145,7 @@ const SettingsForm = ({ settings, canUpdate, canReadLogs }: FormProps) => {
                 <StatusCard settings={settings} canReadLogs={canReadLogs} />
                 <ConnectionCard settings={settings} form={form} canUpdate={canUpdate} />
                 <CapabilitiesCard settings={settings} form={form} canUpdate={canUpdate} />
+                <EditorChangesCard form={form} canUpdate={canUpdate} />
                 <StorageCard settings={settings} />
                 <PlatformCard settings={settings} form={form} canUpdate={canUpdate} />
               </Flex>

@@ -5,6 +5,7 @@
  */
 import type { ResourceKind } from '../mapping/catalogue';
 import type { Capability } from './capabilities';
+import type { EditorChangePolicy } from './editor-change-policies';
 
 export const OUTCOMES = ['success', 'rejected', 'error'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
@@ -64,6 +65,8 @@ export type SettingsDescription = {
   publicUrl?: string;
   platform: { url?: string; key?: MaskedSecret };
   encryptionAvailable: boolean;
+  /** What an update does to fields an editor changed ("When an editor changed a post in Strapi"). */
+  editorChanges: EditorChangePolicy;
 };
 
 export type CapabilityState = {

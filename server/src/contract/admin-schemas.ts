@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { MIN_KEY_LENGTH } from '../constants';
 import { CAPABILITIES } from './capabilities';
+import { EDITOR_CHANGE_POLICIES } from './editor-change-policies';
 
 const MAX_GRACE_MINUTES = 7 * 24 * 60;
 const key = z
@@ -57,6 +58,7 @@ export const settingsUpdateSchema = z
     capabilities: z.partialRecord(z.enum(CAPABILITIES), z.boolean()).optional(),
     /** This Strapi's address as the publisher reaches it; "Test connection" sends the key there. */
     publicUrl: addressSetting.optional(),
+    editorChanges: z.enum(EDITOR_CHANGE_POLICIES).optional(),
     platform: z
       .object({
         url: addressSetting.optional(),

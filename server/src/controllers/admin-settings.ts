@@ -14,6 +14,7 @@ const toChanges = ({
   capabilities,
   publicUrl,
   platform,
+  editorChanges,
 }: z.infer<typeof settingsUpdateSchema>): SettingsChanges => ({
   connectionKey: connectionKey && {
     value: connectionKey.value,
@@ -22,6 +23,7 @@ const toChanges = ({
   capabilities,
   publicUrl,
   platform,
+  editorChanges,
 });
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {

@@ -140,7 +140,8 @@ export function digestOf(
   stored?: Values | null
 ): string {
   const shape = shapeOf[attribute] ?? { type: 'json' };
-  const value = shape.type === 'component' ? asStored(values[attribute], stored?.[attribute]) : values[attribute];
+  const value =
+    shape.type === 'component' ? asStored(values[attribute], stored?.[attribute]) : values[attribute];
   return createHash('sha256')
     .update(JSON.stringify(canonical(value, shape, shapes) ?? null))
     .digest('base64url')

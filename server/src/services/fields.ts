@@ -361,7 +361,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       media: MediaMap,
       stored?: Record<string, unknown> | null
     ): Promise<WriteResult> {
-      const current = stored === undefined ? await this.storedValues(resource, documentId, at, input) : stored;
+      const current =
+        stored === undefined ? await this.storedValues(resource, documentId, at, input) : stored;
       return this.toData(transaction, resource, input, media, current);
     },
 

@@ -112,7 +112,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     /** Forgets the entry in the plugin's locale: it was deleted there. */
     async forget(trx: Trx, resource: Resource, documentId: string, at: LocaleScope): Promise<void> {
-      await knex()(table().name).transacting(trx).where(entryOf(resource, documentId, at)).delete();
+      await knex()(table().name)
+        .transacting(trx)
+        .where(entryOf(resource, documentId, at))
+        .delete();
     },
   };
 };

@@ -4,6 +4,7 @@ import authors from './authors';
 import blogCategories from './blog-categories';
 import categories from './categories';
 import connectionTest from './connection-test';
+import editorChanges from './editor-changes';
 import entities from './entities';
 import fields from './fields';
 import fingerprints from './fingerprints';
@@ -34,6 +35,7 @@ export default {
   'blog-categories': blogCategories,
   categories,
   'connection-test': connectionTest,
+  'editor-changes': editorChanges,
   entities,
   fields,
   fingerprints,

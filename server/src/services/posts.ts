@@ -8,7 +8,6 @@ import type { Transaction } from './transactions';
 import type { EntityResult, MediaMap } from './types';
 import { getService } from '../plugin';
 import { documentsOf } from '../database/documents';
-import { fingerprintedAttributes } from '../mapping/fingerprints';
 
 const sourceKey = (sourceId: string) => `source:${sourceId}`;
 
@@ -44,17 +43,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   /**
-   * The fields of `input` someone changed in Strapi since the plugin last wrote them, with what
-   * the update reads of the stored document: the fingerprints kept for it and its stored values.
+   * Writes the fields `input` carries. Those an editor changed in Strapi since the platform last
+   * sent them are written, kept or sent to the draft for review as the site's policy says (the
+   * editor-changes service). The status is applied as sent, except that an update for review
+   * publishes nothing.
    */
-  async function editorChanges(transaction: Transaction, documentId: string, at: LocaleScope, input: PostUpdate) {
-    const kept = await fingerprints().stored(transaction.trx, resource(), documentId, at);
-    const sent = Object.keys(input).filter((field) => kept[field]);
-    const stored = await fields().storedValues(resource(), documentId, at, input, fingerprintedAttributes(sent, kept));
-    const changed = fingerprints().changed(resource(), sent, kept, stored ?? {});
-    return { kept, stored, changed };
-  }
-
   async function applyUpdate(
     transaction: Transaction,
     documentId: string,
@@ -63,21 +56,26 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     media: MediaMap
   ) {
     const { draftAndPublish } = resource();
-    const { kept, stored, changed } = await editorChanges(transaction, documentId, at, input);
+    const decision = await getService(strapi, 'editor-changes').decide(
+      transaction,
+      resource(),
+      documentId,
+      at,
+      input
+    );
     const toUpdateData = (current?: Record<string, unknown> | null) =>
-      fields().toUpdateData(transaction, resource(), documentId, at, input, media, current);
-    const forDraft = await toUpdateData(stored);
+      fields().toUpdateData(transaction, resource(), documentId, at, decision.input, media, current);
+    const forDraft = await toUpdateData(decision.stored);
     const { data, notes } = forDraft;
-    if (changed.length > 0) {
-      notes.push(
-        `${changed.join(', ')}: changed in Strapi since the platform last sent ${changed.length > 1 ? 'them' : 'it'}; this update replaced the editor's ${changed.length > 1 ? 'values' : 'value'}.`
-      );
-    }
+    if (decision.note) notes.push(decision.note);
     if (input.source_id) await linkSource(transaction, input.source_id, documentId, at);
     // Read here, not from the rows the caller locked: a publish that committed while this request
     // waited for the lock replaced the published row by a new one, which that statement did not see.
     const published = await versions().isPublished(resource(), documentId, at);
-    const shouldBePublished = draftAndPublish && (input.status ? input.status === 'publish' : published);
+    const forReview = decision.policy === 'draft' && decision.changed.length > 0;
+    const wanted = draftAndPublish && (input.status ? input.status === 'publish' : published);
+    const publish = wanted && !forReview;
+    const unpublish = published && (forReview ? input.status === 'draft' : !wanted);
 
     let written: Record<string, unknown> | null | undefined;
     if (Object.keys(data).length > 0) {
@@ -85,17 +83,25 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         resource(),
         documentId,
         at,
-        { published, publish: shouldBePublished },
+        { published, publish },
         forDraft,
         () => toUpdateData()
       );
       written = update.written;
       notes.push(...update.addedNotes);
-      await fingerprints().record(transaction.trx, resource(), documentId, at, forDraft, kept, stored);
-    } else if (shouldBePublished && !published) {
+      await fingerprints().record(
+        transaction.trx,
+        resource(),
+        documentId,
+        at,
+        forDraft,
+        decision.kept,
+        decision.stored
+      );
+    } else if (publish && !published) {
       await posts().publish({ documentId, ...at });
     }
-    if (published && !shouldBePublished) await posts().unpublish({ documentId, ...at });
+    if (unpublish) await posts().unpublish({ documentId, ...at });
     if (input.status === 'draft' && !draftAndPublish) {
       notes.push(`${resource().uid} has no draft & publish, so the post stays published.`);
     }

@@ -4,6 +4,7 @@ import type { PluginConfig } from '../config';
 import { API_KEY_ENV, PLUGIN_ID } from '../constants';
 import { newProbeSecret } from '../utils/connection-probe';
 import type { SettingsDescription } from '../contract/admin-api';
+import type { EditorChangePolicy } from '../contract/editor-change-policies';
 import { pluginConfig } from '../plugin';
 
 /** What the plugin keeps in Strapi's core store. Keys are stored encrypted, never in plain text. */
@@ -22,6 +23,7 @@ export type StoredSettings = {
    * only ever sent to the origin it was saved for: a new origin without a new key drops it.
    */
   platform?: { url?: string; apiKey?: StoredSecret };
+  editorChanges?: EditorChangePolicy;
 };
 
 export type StoredSecret = { ciphertext: string; last4: string; setAt: string };
@@ -35,6 +37,7 @@ export type SettingsChanges = {
   publicUrl?: string;
   /** An empty `url` removes it; `key` replaces the stored one. */
   platform?: { url?: string; key?: string };
+  editorChanges?: EditorChangePolicy;
 };
 
 const SETTINGS_KEY = 'settings';
@@ -197,6 +200,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         }
         if (changes.publicUrl !== undefined) next = changePublicUrl(next, changes.publicUrl);
         if (changes.platform) next = changePlatform(next, changes.platform);
+        if (changes.editorChanges) next = { ...next, editorChanges: changes.editorChanges };
         return next;
       });
     },
@@ -233,7 +237,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           key: platformKey ? { last4: platformKey.last4, setAt: platformKey.setAt } : undefined,
         },
         encryptionAvailable: Boolean(strapi.config.get('admin.secrets.encryptionKey')),
+        editorChanges: await this.editorChangePolicy(),
       };
+    },
+
+    /** What an update does to fields an editor changed; `overwrite` until an admin chooses. */
+    async editorChangePolicy(): Promise<EditorChangePolicy> {
+      return (await read()).editorChanges ?? 'overwrite';
     },
 
     /**

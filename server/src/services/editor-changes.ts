@@ -1,0 +1,77 @@
+import type { Core } from '@strapi/strapi';
+import type { EditorChangePolicy } from '../contract/editor-change-policies';
+import { fingerprintedAttributes, type Fingerprints } from '../mapping/fingerprints';
+import type { Resource } from '../resources';
+import type { LocaleScope } from './locales';
+import type { Transaction } from './transactions';
+import type { ContractInput } from './types';
+import { getService } from '../plugin';
+
+/** What an update does about the editor's changes it meets, decided before it writes. */
+export type EditorChangeDecision = {
+  /** The sent fields an editor changed since the platform last sent them. */
+  changed: string[];
+  /** The site's policy as it applies to this type (`draft` needs draft & publish). */
+  policy: EditorChangePolicy;
+  /** The input to write: without the changed fields when the editor's values are kept. */
+  input: ContractInput;
+  /** What the update reads of the stored document: the kept fingerprints and its draft's values. */
+  kept: Fingerprints;
+  stored: Record<string, unknown> | null;
+  /** Says what happened, for the activity log and the server log; none when nothing was changed. */
+  note?: string;
+};
+
+const without = (input: ContractInput, fields: string[]) =>
+  Object.fromEntries(Object.entries(input).filter(([field]) => !fields.includes(field)));
+
+function noteOf(changed: string[], policy: EditorChangePolicy, requested: EditorChangePolicy) {
+  const them = changed.length > 1 ? 'them' : 'it';
+  const outcome = {
+    overwrite: `the platform's ${changed.length > 1 ? 'values replaced' : 'value replaced'} the editor's`,
+    keep: `the editor's ${changed.length > 1 ? 'values were' : 'value was'} kept and the other fields updated`,
+    draft:
+      'the update went to the draft for review; the published version stays as the editor left it (the entry shows as Modified)',
+  }[policy];
+  const fallback =
+    policy === requested ? '' : `; the type has no draft & publish, so "${policy}" applied instead`;
+  return `${changed.join(', ')}: changed in Strapi since the platform last sent ${them}; ${outcome} (editor changes policy "${requested}"${fallback}).`;
+}
+
+/**
+ * Editors and the platform side by side: which of the fields an update carries an editor
+ * changed in Strapi since the platform last wrote them (their fingerprints no longer match), and
+ * what the site's policy does about it.
+ */
+export default ({ strapi }: { strapi: Core.Strapi }) => ({
+  async decide(
+    transaction: Transaction,
+    resource: Resource,
+    documentId: string,
+    at: LocaleScope,
+    input: ContractInput
+  ): Promise<EditorChangeDecision> {
+    const fingerprints = getService(strapi, 'fingerprints');
+    const kept = await fingerprints.stored(transaction.trx, resource, documentId, at);
+    const sent = Object.keys(input).filter((field) => input[field] !== undefined && kept[field]);
+    const stored = await getService(strapi, 'fields').storedValues(
+      resource,
+      documentId,
+      at,
+      input,
+      fingerprintedAttributes(sent, kept)
+    );
+    const changed = fingerprints.changed(resource, sent, kept, stored ?? {});
+    if (changed.length === 0) return { changed, policy: 'overwrite', input, kept, stored };
+    const requested = await getService(strapi, 'settings').editorChangePolicy();
+    const policy = requested === 'draft' && !resource.draftAndPublish ? 'keep' : requested;
+    return {
+      changed,
+      policy,
+      input: policy === 'keep' ? without(input, changed) : input,
+      kept,
+      stored,
+      note: noteOf(changed, policy, requested),
+    };
+  },
+});
