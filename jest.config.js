@@ -1,5 +1,5 @@
 /** Unit tests cover the pure contract; integration tests boot the example site. */
-const tsJest = ['ts-jest', { tsconfig: 'tsconfig.test.json' }];
+const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
 // Strapi keeps a global `strapi`; its late reads after a file's teardown are harmless. Both
 // projects share worker processes, so both must ask for the same mode.
 const testEnvironmentOptions = { globalsCleanup: 'off' };

@@ -1,6 +1,7 @@
 const path = require('path');
+const { exampleDir } = require('../src/example-dir');
 
-const sqliteFilename = (name) => (name === ':memory:' ? name : path.resolve(__dirname, '..', name));
+const sqliteFilename = (name) => (name === ':memory:' ? name : path.resolve(exampleDir(), name));
 
 /** Strapi's usual DATABASE_* variables; "mariadb" is accepted as a name for the mysql client. */
 module.exports = ({ env }) => {

@@ -1,4 +1,5 @@
 const path = require('path');
+const { exampleDir } = require('../src/example-dir');
 
 /**
  * Posts, blog categories and authors go into the example's own blog types, as a real site
@@ -83,7 +84,7 @@ module.exports = ({ env }) => ({
   'publish-bridge': {
     enabled: true,
     // Strapi 5.54 silently skips a relative `resolve`; the plugin is this repository's root.
-    resolve: path.resolve(__dirname, '..', '..'),
+    resolve: path.resolve(exampleDir(), '..'),
     config: {
       capabilities: {
         'posts.delete': true,

@@ -74,16 +74,20 @@ function bakedEnvironment(env) {
     .map((name) => `${name}=${env[name]}`);
 }
 
-/** A digest of everything the example's admin bundle is built from. */
+/**
+ * A digest of everything `strapi build` makes example/dist from: the admin bundle, and the
+ * example's compiled config and code, which `strapi start` runs (the example is a TypeScript
+ * project, so a changed config/plugins.js counts only once it is compiled again).
+ */
 function adminBuildHash({ root, exampleDir, env }) {
   const hash = crypto.createHash('sha256');
   const add = (label, content) => hash.update(`${label}\0`).update(content).update('\0');
   const files = [
     ...listFiles(path.join(root, 'dist/admin')),
-    ...listFiles(path.join(exampleDir, 'src/admin')),
-    path.join(exampleDir, 'config/admin.js'),
-    path.join(exampleDir, 'config/server.js'),
+    ...listFiles(path.join(exampleDir, 'config')),
+    ...listFiles(path.join(exampleDir, 'src')),
     path.join(exampleDir, 'package.json'),
+    path.join(exampleDir, 'tsconfig.json'),
   ].filter((file) => fs.existsSync(file));
   for (const file of files) add(path.relative(root, file), fs.readFileSync(file));
   add('@strapi versions', strapiVersions(path.join(root, 'package-lock.json')).join('\n'));
@@ -123,14 +127,15 @@ async function ensureBuilds({ env, run, log }) {
     await run(...locked(PLUGIN_BUILD_LOCK, binary('strapi-plugin'), ['build']), { cwd: ROOT, env });
   }
 
-  const buildDir = path.join(EXAMPLE_DIR, 'build');
+  // A TypeScript project's admin panel is built into its outDir.
+  const buildDir = path.join(EXAMPLE_DIR, 'dist', 'build');
   const hash = adminBuildHash({ root: ROOT, exampleDir: EXAMPLE_DIR, env });
   const state = adminBuildState(buildDir, hash);
   if (state === 'current') {
-    log('Admin panel build skipped: example/build was built from the same inputs.');
+    log('Example build skipped: example/dist was built from the same inputs.');
     return;
   }
-  log(`Admin panel build is ${state}: building it in example/ (strapi build, about 30 s)...`);
+  log(`Example build is ${state}: building it in example/ (strapi build, about 30 s)...`);
   await run(...locked(ADMIN_BUILD_LOCK, binary('strapi'), ['build']), { cwd: EXAMPLE_DIR, env });
   fs.writeFileSync(path.join(buildDir, ADMIN_HASH_FILE), `${hash}\n`);
 }

@@ -165,6 +165,10 @@ describe('reusing the admin panel build', () => {
     ['the server config', 'example/config/server.js', 'module.exports = { url: "https://x" };'],
     ['the example package.json', 'example/package.json', '{"name":"example","version":"2"}'],
     ['an admin customisation', 'example/src/admin/app.js', 'export default {};'],
+    // `strapi start` runs the compiled example, so its other config and code count too.
+    ['the plugins config', 'example/config/plugins.js', 'module.exports = { x: {} };'],
+    ['the example code', 'example/src/index.js', 'module.exports = {};'],
+    ['the example tsconfig', 'example/tsconfig.json', '{}'],
     ['a @strapi version', 'package-lock.json', lock('5.54.1')],
   ])('changes with %s', (_label, file, content) => {
     const before = hash();
@@ -180,13 +184,13 @@ describe('reusing the admin panel build', () => {
   );
 
   it('is missing, outdated or current depending on the build folder', () => {
-    const buildDir = path.join(dir, 'example', 'build');
+    const buildDir = path.join(dir, 'example', 'dist', 'build');
     expect(demo.adminBuildState(buildDir, hash())).toBe('missing');
 
-    write('example/build/index.html', '<html></html>');
+    write('example/dist/build/index.html', '<html></html>');
     expect(demo.adminBuildState(buildDir, hash())).toBe('outdated');
 
-    write(`example/build/${demo.ADMIN_HASH_FILE}`, `${hash()}\n`);
+    write(`example/dist/build/${demo.ADMIN_HASH_FILE}`, `${hash()}\n`);
     expect(demo.adminBuildState(buildDir, hash())).toBe('current');
 
     write('example/config/admin.js', 'module.exports = { url: "/dashboard" };');
