@@ -10,6 +10,7 @@ export const UIDS = {
   productCategory: 'plugin::publish-bridge.product-category',
   identity: 'plugin::publish-bridge.identity',
   managedEntry: 'plugin::publish-bridge.managed-entry',
+  revision: 'plugin::publish-bridge.revision',
 } as const;
 
 export const API_KEY_ENV = 'PUBLISH_BRIDGE_API_KEY';

@@ -1,4 +1,4 @@
-import { loginAs, type AdminClient } from '../helpers/admin-client';
+import { loginAs, loginWithPermissions, type AdminClient } from '../helpers/admin-client';
 import { testDatabaseClient } from '../helpers/databases';
 import { latestActivityNotes } from '../helpers/inspect';
 import { startSite, type Site } from '../helpers/site';
@@ -191,5 +191,81 @@ describe(`editor changes on ${db}`, () => {
     const refused = await editor.request('PUT', '/publish-bridge/settings', { editorChanges: 'ignore' });
     expect(refused.status).toBe(400);
     expect(refused.body.error.message).toMatch(/editorChanges/);
+  });
+
+  const revisionsOf = async (id: string, client = editor) =>
+    client.request('GET', `/publish-bridge/revisions?uid=${encodeURIComponent(POST)}&documentId=${id}`);
+  const restore = (revisionId: number, client = editor) =>
+    client.request('POST', `/publish-bridge/revisions/${revisionId}/restore`);
+
+  test("an overwrite keeps the editor's values as a revision, and restoring it writes them back into the draft", async () => {
+    const id = await publishPost();
+    await editorPublishes(id, { title: 'The editor’s title' });
+    await update(id, { title: 'Platform title', excerpt: 'Platform excerpt' });
+
+    const listed = await revisionsOf(id);
+    expect(listed.status).toBe(200);
+    expect(listed.body.data).toEqual([
+      {
+        id: expect.any(Number),
+        createdAt: expect.any(String),
+        reason: 'update',
+        fields: { title: { title: 'The editor’s title' } },
+      },
+    ]);
+    const restored = await restore(listed.body.data[0].id);
+    expect([restored.status, restored.body.data]).toEqual([200, { documentId: id, recreated: false }]);
+    expect(await version(id, 'draft')).toMatchObject({
+      title: 'The editor’s title',
+      excerpt: 'Platform excerpt',
+    });
+    expect((await version(id, 'published')).title).toBe('Platform title');
+    // The restored title is an editor's change now: the next update says so.
+    expect(changedNote(await update(id, { title: 'Platform title 2' }))).toMatch(/^title: /);
+  });
+
+  test('a delete keeps the whole entry as a revision; restoring it makes the entry again, as a draft of the editors', async () => {
+    const id = await publishPost();
+    expect((await site.send('DELETE', `/posts/${id}`)).status).toBe(200);
+    const [deleted] = (await revisionsOf(id)).body.data;
+    expect(deleted).toMatchObject({
+      reason: 'delete',
+      fields: { title: { title: expect.stringMatching(/^Fingerprinted/) } },
+    });
+
+    const restored = await restore(deleted.id);
+    expect(restored.status).toBe(200);
+    const back = await documents().findOne({
+      documentId: restored.body.data.documentId,
+      populate: ['categories', 'tags', 'author'],
+    });
+    expect(back).toMatchObject({
+      title: deleted.fields.title.title,
+      excerpt: 'First excerpt',
+      readingTime: '3 min',
+    });
+    expect(back.categories.map((category: { name: string }) => category.name).sort()).toEqual([
+      'Brewing',
+      'Roasting',
+    ]);
+    expect(back.author).toMatchObject({ displayName: 'Ada Brewer' });
+    // It is not the platform's: a PUT to it answers 404 as for any entry an editor made.
+    expect((await site.send('PUT', `/posts/${restored.body.data.documentId}`, { title: 'x' })).status).toBe(
+      404
+    );
+  });
+
+  test('revisions need the logs permission and the Content Manager’s own on the type; keep makes none', async () => {
+    await choosePolicy('keep');
+    const id = await publishPost();
+    await editorPublishes(id, { title: 'The editor’s title' });
+    await update(id, { title: 'Platform title' });
+    expect((await revisionsOf(id)).body.data).toEqual([]);
+
+    const logsOnly = await loginWithPermissions(site, ['plugin::publish-bridge.logs.read']);
+    expect((await revisionsOf(id, logsOnly)).status).toBe(403);
+    const author = await loginAs(site, 'strapi-author');
+    expect((await revisionsOf(id, author)).status).toBe(403);
+    expect((await restore(1, author)).status).toBe(403);
   });
 });

@@ -111,6 +111,11 @@ export const pluginConfigSchema = z
     contentTypes: z.partialRecord(z.enum(RESOURCE_KINDS), contentTypeMapping),
     /** How long a read of the stored settings may be reused; bounds how long two instances disagree. */
     settingsCacheMs: z.number().int().min(0).max(60_000),
+    /**
+     * Revisions keep an entry's previous values before the plugin overwrites what an editor
+     * changed or deletes it; at most `keepPerEntry` per entry (and locale), the oldest dropped.
+     */
+    revisions: z.object({ keepPerEntry: z.number().int().min(1).max(1_000) }).strict(),
     /** The activity log keeps at most `maxEntries` rows, none older than `maxAgeDays`. */
     activityLog: z
       .object({
@@ -217,6 +222,7 @@ export default {
     adoptExistingEntries: false,
     settingsCacheMs: 2_000,
     activityLog: { maxEntries: 10_000, maxAgeDays: 30 },
+    revisions: { keepPerEntry: 20 },
     platform: { timeoutMs: 10_000, allowedHosts: [] },
     connectionTest: { timeoutMs: 10_000 },
     content: { maxBlocks: 2_000, markdownTimeoutMs: 5_000 },

@@ -8,6 +8,7 @@ import identity from './identity';
 import activityEntry from './activity-entry';
 import requestReceipt from './request-receipt';
 import managedEntry from './managed-entry';
+import revision from './revision';
 
 export default {
   post,
@@ -20,4 +21,5 @@ export default {
   'activity-entry': activityEntry,
   'request-receipt': requestReceipt,
   'managed-entry': managedEntry,
+  revision,
 };

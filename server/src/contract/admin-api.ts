@@ -126,3 +126,16 @@ export type DeliveryLogEntry = {
   response_payload: string;
   entry?: EntryLocation;
 };
+
+/** GET /revisions: an entry's values as they were before the plugin overwrote or deleted them. */
+export type RevisionItem = {
+  id: number;
+  createdAt: string;
+  /** `update`: the platform's update replaced what an editor changed; `delete`: the entry was deleted. */
+  reason: 'update' | 'delete';
+  /** Contract field → attribute → value as it was (related entries and files as read, one level deep). */
+  fields: Record<string, Record<string, unknown>>;
+};
+
+/** POST /revisions/:id/restore */
+export type RestoredRevision = { documentId: string; recreated: boolean };

@@ -96,3 +96,16 @@ export const activityQuerySchema = z.object({
 
 /** GET /activity */
 export type ActivityQuery = z.input<typeof activityQuerySchema>;
+
+export const revisionsQuerySchema = z
+  .object({
+    uid: z.string().min(1).max(191),
+    documentId: z.string().min(1).max(64),
+    locale: z.string().max(32).optional(),
+  })
+  .strict();
+
+/** GET /revisions */
+export type RevisionsQuery = z.input<typeof revisionsQuerySchema>;
+
+export const revisionIdSchema = z.coerce.number().int().positive();

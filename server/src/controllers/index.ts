@@ -1,6 +1,7 @@
 import adminActivity from './admin-activity';
 import adminConnectionTest from './admin-connection-test';
 import adminPlatformLogs from './admin-platform-logs';
+import adminRevisions from './admin-revisions';
 import adminSettings from './admin-settings';
 import authors from './authors';
 import blogCategories from './blog-categories';
@@ -14,6 +15,7 @@ export default {
   'admin-activity': adminActivity,
   'admin-connection-test': adminConnectionTest,
   'admin-platform-logs': adminPlatformLogs,
+  'admin-revisions': adminRevisions,
   'admin-settings': adminSettings,
   authors,
   'blog-categories': blogCategories,

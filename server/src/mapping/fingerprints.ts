@@ -14,6 +14,8 @@ export type AttributeShape = {
   type: string;
   component?: string;
   repeatable?: boolean;
+  /** A media attribute that holds several files. */
+  multiple?: boolean;
   default?: unknown;
 };
 

@@ -30,6 +30,14 @@ export default {
       config: guardedBy('settings.read'),
     },
     { method: 'GET', path: '/activity', handler: 'admin-activity.find', config: guardedBy('logs.read') },
+    /* Guarded like the logs here; the controller also asks the Content Manager's permission on the revision's type. */
+    { method: 'GET', path: '/revisions', handler: 'admin-revisions.find', config: guardedBy('logs.read') },
+    {
+      method: 'POST',
+      path: '/revisions/:id/restore',
+      handler: 'admin-revisions.restore',
+      config: guardedBy('logs.read'),
+    },
     {
       method: 'GET',
       path: '/platform-logs',

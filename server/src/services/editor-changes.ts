@@ -65,6 +65,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
     if (changed.length === 0) return { changed, policy: 'overwrite', input, kept, stored };
     const requested = await getService(strapi, 'settings').editorChangePolicy();
     const policy = requested === 'draft' && !resource.draftAndPublish ? 'keep' : requested;
+    if (policy !== 'keep') {
+      const revisions = getService(strapi, 'revisions');
+      await revisions.keep(resource, documentId, at, 'update', revisions.valuesOf(resource, changed, stored));
+    }
     return {
       changed,
       policy,

@@ -81,6 +81,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const at: LocaleScope = await getService(strapi, 'locales').scopeOf(resource);
       return getService(strapi, 'transactions').run(async (transaction: Transaction) => {
         await this.lockOwnOrNotFound(transaction, resource, documentId, at);
+        await getService(strapi, 'revisions').keepBeforeDelete(resource, documentId, at);
         await documentsOf(strapi, resource.uid).delete({ documentId, ...at });
         await getService(strapi, 'identities').forgetTarget(transaction.trx, resource.registry, documentId);
         await getService(strapi, 'fingerprints').forget(transaction.trx, resource, documentId, at);

@@ -342,7 +342,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         .map(([, target]) => target.attribute);
       if (merged.length === 0 && compared.length === 0) return null;
       const populate = {
-        ...getService(strapi, 'fingerprints').populateOf(resource, compared),
+        ...getService(strapi, 'fingerprints').populateOf(resource.uid, compared),
         ...Object.fromEntries(merged.map((attribute) => [attribute, true])),
       };
       return documentsOf(strapi, resource.uid).findOne({ documentId, ...at, populate });

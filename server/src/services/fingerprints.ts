@@ -27,7 +27,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const shapes: ShapesOf = (uid) =>
     (strapi.getModel(uid as never) as { attributes?: Record<string, AttributeShape> } | undefined)
       ?.attributes;
-  const shapeOf = (resource: Resource) => shapes(resource.uid) ?? {};
 
   const entryOf = (resource: Resource, documentId: string, at: LocaleScope) => {
     const { column } = table();
@@ -51,27 +50,33 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       return (typeof value === 'string' ? JSON.parse(value) : value) ?? {};
     },
 
+    /** The shapes of a content type's attributes, as fingerprints and revisions read them. */
+    shapeOf: (uid: string) => shapes(uid) ?? {},
+
     /**
-     * How the Document Service reads `attributes` for a comparison: related entries by
+     * How the Document Service reads `attributes` of `uid` for a comparison: related entries by
      * documentId, files by id, components and zones one level deep.
      */
-    populateOf(resource: Resource, attributes: string[]): Record<string, unknown> {
-      const shapeOf = shapes(resource.uid) ?? {};
-      const how = (attribute: string) => {
-        const type = shapeOf[attribute]?.type;
+    populateOf(uid: string, attributes: string[]): Record<string, unknown> {
+      const shapeOf = shapes(uid) ?? {};
+      const how = (type: string) => {
         if (type === 'relation') return { fields: ['documentId'] };
         if (type === 'media') return { fields: ['id'] };
         return true;
       };
-      const populated = attributes.filter((attribute) =>
-        ['relation', 'media', 'component', 'dynamiczone'].includes(shapeOf[attribute]?.type ?? '')
+      return Object.fromEntries(
+        attributes.flatMap((attribute) => {
+          const type = shapeOf[attribute]?.type ?? '';
+          return ['relation', 'media', 'component', 'dynamiczone'].includes(type)
+            ? [[attribute, how(type)]]
+            : [];
+        })
       );
-      return Object.fromEntries(populated.map((attribute) => [attribute, how(attribute)]));
     },
 
     /** The sent fields whose stored values someone changed since the plugin wrote them. */
     changed(resource: Resource, fields: string[], fingerprints: Fingerprints, current: Values): string[] {
-      return changedFields(fields, fingerprints, current, shapeOf(resource), shapes);
+      return changedFields(fields, fingerprints, current, this.shapeOf(resource.uid), shapes);
     },
 
     /**
@@ -91,7 +96,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       for (const [field, attributes] of Object.entries(written.attributesOf)) {
         const digests = attributes.map((attribute) => [
           attribute,
-          digestOf(attribute, written.data, shapeOf(resource), shapes, before),
+          digestOf(attribute, written.data, this.shapeOf(resource.uid), shapes, before),
         ]);
         fingerprints[field] = { ...kept[field], ...Object.fromEntries(digests) };
       }

@@ -1,0 +1,65 @@
+import type { AttributeShape } from './fingerprints';
+
+/**
+ * A revision's values as the Document Service writes them back. A revision keeps values as they
+ * were read (related entries, files and components one level deep, with their ids): related
+ * entries go back by documentId, files by id. A component or zone entry goes back in place
+ * when the entry still holds one of that id, so what it nests (which was not read) stays;
+ * otherwise it is made anew from the kept values.
+ */
+
+type Values = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Values =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : value == null ? [] : [value]);
+
+/** The ids of the components the entry holds now in one attribute. */
+const idsOf = (value: unknown) => new Set(asList(value).flatMap((item) => (isObject(item) ? [item.id] : [])));
+
+function componentBack(value: unknown, currentIds: Set<unknown>): unknown {
+  if (!isObject(value)) return value;
+  const { id, ...rest } = value;
+  return currentIds.has(id) ? value : rest;
+}
+
+export function writableValue(value: unknown, shape: AttributeShape, current: unknown): unknown {
+  switch (shape.type) {
+    case 'relation':
+      return {
+        set: asList(value).flatMap((item) =>
+          isObject(item) && typeof item.documentId === 'string' ? [item.documentId] : []
+        ),
+      };
+    case 'media': {
+      const ids = asList(value).map((item) => (isObject(item) ? item.id : item));
+      return shape.multiple ? ids : (ids[0] ?? null);
+    }
+    case 'component':
+    case 'dynamiczone': {
+      const currentIds = idsOf(current);
+      return Array.isArray(value)
+        ? value.map((item) => componentBack(item, currentIds))
+        : componentBack(value, currentIds);
+    }
+    default:
+      return value;
+  }
+}
+
+/** Every kept attribute's value in the form it is written back in. */
+export function writableValues(
+  kept: Values,
+  shapeOf: Record<string, AttributeShape>,
+  current: Values | null
+): Values {
+  return Object.fromEntries(
+    Object.entries(kept)
+      .filter(([attribute]) => attribute in shapeOf)
+      .map(([attribute, value]) => [
+        attribute,
+        writableValue(value, shapeOf[attribute], current?.[attribute]),
+      ])
+  );
+}

@@ -1,0 +1,142 @@
+import type { Core } from '@strapi/strapi';
+import type { RevisionItem } from '../contract/admin-api';
+import { UIDS } from '../constants';
+import { documentsOf } from '../database/documents';
+import { rowsOf } from '../database/schemas';
+import type { FieldTarget } from '../mapping/resolve';
+import { writableValues } from '../mapping/revision-values';
+import type { Resource } from '../resources';
+import type { LocaleScope } from './locales';
+import { getService, pluginConfig } from '../plugin';
+
+type Values = Record<string, unknown>;
+type RevisionRow = {
+  id: number;
+  contentType: string;
+  entryDocumentId: string;
+  entryLocale: string;
+  reason: RevisionItem['reason'];
+  fields: Record<string, Values> | string | null;
+  createdAt: string;
+};
+
+/** The attributes a contract field is stored in: one, or the seo object's parts. */
+export const attributesOfField = (target: FieldTarget): string[] =>
+  target.adapter === 'seoFields'
+    ? Object.values(target.seo ?? {}).flatMap((part) => (part ? [part.attribute] : []))
+    : [target.attribute];
+
+const parsed = (fields: RevisionRow['fields']): Record<string, Values> =>
+  (typeof fields === 'string' ? JSON.parse(fields) : fields) ?? {};
+
+/**
+ * An entry's previous values, kept before the plugin overwrites what an editor changed and
+ * before it deletes an entry, so an editor can see and restore them (Strapi's own Content
+ * History is a paid feature). Written in the transaction of the write they precede: a write
+ * that fails keeps no revision. At most `revisions.keepPerEntry` per entry and locale.
+ */
+export default ({ strapi }: { strapi: Core.Strapi }) => {
+  const rows = () => rowsOf<RevisionRow>(strapi, UIDS.revision);
+  const entryOf = (uid: string, documentId: string, at: LocaleScope) => ({
+    contentType: uid,
+    entryDocumentId: documentId,
+    entryLocale: at.locale ?? '',
+  });
+
+  return {
+    /** Keeps `fields` (contract field → attribute → value as read) and drops the oldest past the limit. */
+    async keep(
+      resource: Resource,
+      documentId: string,
+      at: LocaleScope,
+      reason: RevisionItem['reason'],
+      fields: Record<string, Values>
+    ): Promise<void> {
+      if (Object.keys(fields).length === 0) return;
+      const entry = entryOf(resource.uid, documentId, at);
+      await rows().create({ data: { ...entry, reason, fields } });
+      const { keepPerEntry } = pluginConfig(strapi).revisions;
+      const older = await rows().findMany({
+        where: entry,
+        select: ['id'],
+        orderBy: [{ id: 'desc' }],
+        offset: keepPerEntry,
+      });
+      if (older.length > 0) await rows().deleteMany({ where: { id: { $in: older.map(({ id }) => id) } } });
+    },
+
+    /** The values of the given fields in `stored` (a document read with those attributes). */
+    valuesOf(resource: Resource, fields: string[], stored: Values | null): Record<string, Values> {
+      return Object.fromEntries(
+        fields.map((field) => [
+          field,
+          Object.fromEntries(
+            attributesOfField(resource.fields[field])
+              .filter((attribute) => stored !== null && attribute in stored)
+              .map((attribute) => [attribute, stored![attribute]])
+          ),
+        ])
+      );
+    },
+
+    /** Keeps every mapped field's values of the document's draft before it is deleted. */
+    async keepBeforeDelete(resource: Resource, documentId: string, at: LocaleScope): Promise<void> {
+      const fields = Object.keys(resource.fields);
+      const attributes = fields.flatMap((field) => attributesOfField(resource.fields[field]));
+      const populate = getService(strapi, 'fingerprints').populateOf(resource.uid, attributes);
+      const stored = await documentsOf(strapi, resource.uid).findOne({ documentId, ...at, populate });
+      if (stored)
+        await this.keep(resource, documentId, at, 'delete', this.valuesOf(resource, fields, stored));
+    },
+
+    /** The entry's revisions, newest first. */
+    async list(uid: string, documentId: string, locale = ''): Promise<RevisionItem[]> {
+      const found = await rows().findMany({
+        where: entryOf(uid, documentId, { locale: locale || undefined }),
+        orderBy: [{ id: 'desc' }],
+      });
+      return found.map(({ id, createdAt, reason, fields }) => ({
+        id,
+        createdAt: new Date(createdAt).toISOString(),
+        reason,
+        fields: parsed(fields),
+      }));
+    },
+
+    /** Where a restore of the revision would write: its entry, and whether that entry still exists. */
+    async targetOf(id: number): Promise<{ uid: string; exists: boolean } | null> {
+      const revision = await rows().findOne({ where: { id } });
+      if (!revision) return null;
+      const { contentType: uid, entryDocumentId: documentId, entryLocale } = revision;
+      const at: LocaleScope = entryLocale ? { locale: entryLocale } : {};
+      const found = await documentsOf(strapi, uid).findOne({ documentId, ...at, fields: ['documentId'] });
+      return { uid, exists: Boolean(found) };
+    },
+
+    /**
+     * Writes the revision's values back into the entry's draft, as an editor's save would (the
+     * entry then shows as Modified until someone publishes it). An entry that was deleted comes
+     * back as a new draft, which is the editor's, not the plugin's.
+     */
+    async restore(id: number): Promise<{ documentId: string; recreated: boolean }> {
+      const revision = await rows().findOne({ where: { id } });
+      if (!revision) throw new Error(`Revision ${id} does not exist.`);
+      const { contentType: uid, entryDocumentId: documentId, entryLocale } = revision;
+      const at: LocaleScope = entryLocale ? { locale: entryLocale } : {};
+      const kept = Object.assign({}, ...Object.values(parsed(revision.fields))) as Values;
+      const shapeOf = getService(strapi, 'fingerprints').shapeOf(uid);
+      const documents = documentsOf(strapi, uid);
+      return getService(strapi, 'transactions').run(async () => {
+        const populate = getService(strapi, 'fingerprints').populateOf(uid, Object.keys(kept));
+        const current = await documents.findOne({ documentId, ...at, populate });
+        const data = writableValues(kept, shapeOf, current);
+        if (current) {
+          await documents.update({ documentId, ...at, data });
+          return { documentId, recreated: false };
+        }
+        const created = await documents.create({ ...at, data });
+        return { documentId: created.documentId, recreated: true };
+      });
+    },
+  };
+};
