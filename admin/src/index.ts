@@ -1,3 +1,4 @@
+import { EntryPanel } from './components/EntryPanel';
 import { PERMISSIONS } from './constants';
 import { PLUGIN_ID } from './pluginId';
 import { prefixPluginTranslations } from './utils/prefixPluginTranslations';
@@ -13,6 +14,11 @@ export default {
       Component: () =>
         import('./pages/SettingsPage').then((module) => ({ default: module.ProtectedSettingsPage })),
     });
+  },
+
+  /** The side panel on the Content Manager's edit view of the entries the plugin manages. */
+  bootstrap(app: any) {
+    app.getPlugin('content-manager').apis.addEditViewSidePanel([EntryPanel]);
   },
 
   async registerTrads({ locales }: { locales: string[] }) {

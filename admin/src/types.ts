@@ -11,12 +11,15 @@ export type {
   ConnectionTestResult,
   DeliveryLogEntry,
   EntryLocation,
+  ManagedEntryPanel,
   MaskedSecret,
   Outcome,
   Pagination,
   ResourceStorage,
+  RestoredRevision,
+  RevisionItem,
   SettingsOverview as Settings,
 } from '../../server/src/contract/admin-api';
 
-export type { ActivityQuery, SettingsUpdate } from '../../server/src/contract/admin-schemas';
+export type { ActivityQuery, RevisionsQuery, SettingsUpdate } from '../../server/src/contract/admin-schemas';
 export type { EditorChangePolicy } from '../../server/src/contract/editor-change-policies';

@@ -317,6 +317,7 @@ test("with no mapping, the Content Manager's menu shows every resource type of t
     'activity-entry': false,
     'request-receipt': false,
     'managed-entry': false,
+    revision: false,
   });
 });
 

@@ -268,4 +268,33 @@ describe(`editor changes on ${db}`, () => {
     expect((await revisionsOf(id, author)).status).toBe(403);
     expect((await restore(1, author)).status).toBe(403);
   });
+
+  test("the Content Manager's side panel: source id, last delivery, fields editors changed, revisions; nothing for an editor's entry", async () => {
+    const id = await publishPost();
+    await editorPublishes(id, { title: 'The editor’s title', excerpt: 'The editor’s excerpt' });
+    await update(id, { title: 'Platform title' });
+    await editorSaves(id, { readingTime: '9 min' });
+
+    const panel = await editor.request(
+      'GET',
+      `/publish-bridge/entries?uid=${encodeURIComponent(POST)}&documentId=${id}`
+    );
+    expect(panel.status).toBe(200);
+    expect(panel.body.data).toEqual({
+      managed: true,
+      sourceId: expect.stringMatching(/^editor-changes-/),
+      lastDelivery: expect.objectContaining({ action: 'posts.update', outcome: 'success', entityId: id }),
+      changedByEditors: ['excerpt', 'reading_time'],
+      revisions: [
+        expect.objectContaining({ reason: 'update', fields: { title: { title: 'The editor’s title' } } }),
+      ],
+    });
+
+    const editorsOwn = await documents().create({ data: { title: 'Written in Strapi' } });
+    const none = await editor.request(
+      'GET',
+      `/publish-bridge/entries?uid=${encodeURIComponent(POST)}&documentId=${editorsOwn.documentId}`
+    );
+    expect(none.body.data).toEqual({ managed: false });
+  });
 });

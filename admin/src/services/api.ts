@@ -4,6 +4,9 @@ import type {
   ActivityQuery,
   ConnectionTestResult,
   DeliveryLogEntry,
+  ManagedEntryPanel,
+  RestoredRevision,
+  RevisionsQuery,
   Settings,
   SettingsUpdate,
 } from '../types';
@@ -15,7 +18,9 @@ const unwrap = <T>(response: { data: T }) => response.data;
  * shapes). Endpoint names share one namespace with every plugin's (i18n has a `getSettings`).
  */
 const publishBridgeApi = adminApi
-  .enhanceEndpoints({ addTagTypes: ['PublishBridgeSettings', 'PublishBridgeActivity'] })
+  .enhanceEndpoints({
+    addTagTypes: ['PublishBridgeSettings', 'PublishBridgeActivity', 'PublishBridgeEntry'],
+  })
   .injectEndpoints({
     endpoints: (builder) => ({
       getPublishBridgeSettings: builder.query<Settings, void>({
@@ -41,6 +46,26 @@ const publishBridgeApi = adminApi
         query: () => '/publish-bridge/platform-logs',
         transformResponse: unwrap<DeliveryLogEntry[]>,
       }),
+      getPublishBridgeEntry: builder.query<ManagedEntryPanel, RevisionsQuery>({
+        query: (params) => ({ url: '/publish-bridge/entries', config: { params } }),
+        transformResponse: unwrap<ManagedEntryPanel>,
+        providesTags: ['PublishBridgeEntry'],
+      }),
+      /*
+       * The restore writes the entry's draft: the Content Manager's own copy of the document
+       * ("Document" tag, as its document queries provide it) is read again.
+       */
+      restorePublishBridgeRevision: builder.mutation<
+        RestoredRevision,
+        { id: number; model: string; documentId: string }
+      >({
+        query: ({ id }) => ({ url: `/publish-bridge/revisions/${id}/restore`, method: 'POST' }),
+        transformResponse: unwrap<RestoredRevision>,
+        invalidatesTags: (_result, _error, { model, documentId }) => [
+          'PublishBridgeEntry',
+          { type: 'Document' as never, id: `${model}_${documentId}` },
+        ],
+      }),
     }),
   });
 
@@ -50,4 +75,6 @@ export const {
   useTestPublishBridgeConnectionMutation,
   useGetPublishBridgeActivityQuery,
   useGetPublishBridgePlatformLogsQuery,
+  useGetPublishBridgeEntryQuery,
+  useRestorePublishBridgeRevisionMutation,
 } = publishBridgeApi;

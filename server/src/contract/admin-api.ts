@@ -139,3 +139,16 @@ export type RevisionItem = {
 
 /** POST /revisions/:id/restore */
 export type RestoredRevision = { documentId: string; recreated: boolean };
+
+/** GET /entries: what the Content Manager's side panel shows for an entry. */
+export type ManagedEntryPanel =
+  | { managed: false }
+  | {
+      managed: true;
+      /** The publisher's source_id for a post, when the registry holds it as sent. */
+      sourceId?: string;
+      lastDelivery?: ActivityItem;
+      /** Fields someone changed in Strapi since the platform last sent them. */
+      changedByEditors: string[];
+      revisions: RevisionItem[];
+    };

@@ -105,7 +105,7 @@ export const revisionsQuerySchema = z
   })
   .strict();
 
-/** GET /revisions */
+/** GET /revisions, GET /entries */
 export type RevisionsQuery = z.input<typeof revisionsQuerySchema>;
 
 export const revisionIdSchema = z.coerce.number().int().positive();

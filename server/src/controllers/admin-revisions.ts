@@ -15,16 +15,33 @@ type Ability = { can(action: string, subject?: string): boolean } | undefined;
 const may = (ctx: Context, action: keyof typeof CONTENT_MANAGER, uid: string) =>
   Boolean((ctx.state.userAbility as Ability)?.can(CONTENT_MANAGER[action], uid));
 
+/** The entry a query names, when the query is valid and the admin may read its type; otherwise answered here. */
+function readableEntry(ctx: Context) {
+  const parsed = revisionsQuerySchema.safeParse(ctx.query);
+  if (!parsed.success) return void ctx.badRequest(describeZodError(parsed.error));
+  if (!may(ctx, 'read', parsed.data.uid)) {
+    return void ctx.forbidden(
+      `Reading ${parsed.data.uid} in the Content Manager is not allowed for your role.`
+    );
+  }
+  return parsed.data;
+}
+
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const revisions = () => getService(strapi, 'revisions');
   return {
     async find(ctx: Context) {
-      const parsed = revisionsQuerySchema.safeParse(ctx.query);
-      if (!parsed.success) return ctx.badRequest(describeZodError(parsed.error));
-      const { uid, documentId, locale } = parsed.data;
-      if (!may(ctx, 'read', uid))
-        return ctx.forbidden(`Reading ${uid} in the Content Manager is not allowed for your role.`);
-      ctx.body = { data: await revisions().list(uid, documentId, locale) };
+      const entry = readableEntry(ctx);
+      if (entry) ctx.body = { data: await revisions().list(entry.uid, entry.documentId, entry.locale) };
+    },
+
+    /** The Content Manager's side panel for one entry. */
+    async entry(ctx: Context) {
+      const entry = readableEntry(ctx);
+      if (entry) {
+        const panel = getService(strapi, 'managed-entries').panel(entry.uid, entry.documentId, entry.locale);
+        ctx.body = { data: await panel };
+      }
     },
 
     /** Restoring writes content: it takes the Content Manager's update permission (create, for a deleted entry). */

@@ -32,6 +32,7 @@ export default {
     { method: 'GET', path: '/activity', handler: 'admin-activity.find', config: guardedBy('logs.read') },
     /* Guarded like the logs here; the controller also asks the Content Manager's permission on the revision's type. */
     { method: 'GET', path: '/revisions', handler: 'admin-revisions.find', config: guardedBy('logs.read') },
+    { method: 'GET', path: '/entries', handler: 'admin-revisions.entry', config: guardedBy('logs.read') },
     {
       method: 'POST',
       path: '/revisions/:id/restore',

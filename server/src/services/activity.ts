@@ -200,6 +200,15 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       };
     },
 
+    /** The newest request that named `entityId` (a document's id): its last delivery. */
+    async latestFor(entityId: string): Promise<ActivityItem | undefined> {
+      const row = (await query().findOne({
+        where: { entityId },
+        orderBy: NEWEST_FIRST,
+      })) as ActivityRow | null;
+      return row ? toItem(row) : undefined;
+    },
+
     async latest(): Promise<ActivityItem | undefined> {
       const row = (await query().findOne({ orderBy: NEWEST_FIRST })) as ActivityRow | null;
       return row ? toItem(row) : undefined;

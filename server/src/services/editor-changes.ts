@@ -6,6 +6,7 @@ import type { LocaleScope } from './locales';
 import type { Transaction } from './transactions';
 import type { ContractInput } from './types';
 import { getService } from '../plugin';
+import { documentsOf } from '../database/documents';
 
 /** What an update does about the editor's changes it meets, decided before it writes. */
 export type EditorChangeDecision = {
@@ -44,6 +45,20 @@ function noteOf(changed: string[], policy: EditorChangePolicy, requested: Editor
  * what the site's policy does about it.
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => ({
+  /**
+   * The fields of the entry someone changed in Strapi since the platform last sent them (every
+   * field the plugin wrote, not only those an update carries). Read outside any transaction.
+   */
+  async changedSince(resource: Resource, documentId: string, at: LocaleScope): Promise<string[]> {
+    const fingerprints = getService(strapi, 'fingerprints');
+    const kept = await fingerprints.stored(null, resource, documentId, at);
+    const written = Object.keys(kept);
+    if (written.length === 0) return [];
+    const populate = fingerprints.populateOf(resource.uid, fingerprintedAttributes(written, kept));
+    const stored = await documentsOf(strapi, resource.uid).findOne({ documentId, ...at, populate });
+    return stored ? fingerprints.changed(resource, written, kept, stored) : [];
+  },
+
   async decide(
     transaction: Transaction,
     resource: Resource,

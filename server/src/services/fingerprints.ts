@@ -39,13 +39,18 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   return {
     /** The fingerprints kept for the entry: none for an entry written before they were kept. */
-    async stored(trx: Trx, resource: Resource, documentId: string, at: LocaleScope): Promise<Fingerprints> {
+    async stored(
+      trx: Trx | null,
+      resource: Resource,
+      documentId: string,
+      at: LocaleScope
+    ): Promise<Fingerprints> {
       const { name, column } = table();
-      const row = await knex()(name)
-        .transacting(trx)
+      const query = knex()(name)
         .select({ fingerprints: column('fingerprints') })
         .where(entryOf(resource, documentId, at))
         .first();
+      const row = await (trx ? query.transacting(trx) : query);
       const value = row?.fingerprints;
       return (typeof value === 'string' ? JSON.parse(value) : value) ?? {};
     },

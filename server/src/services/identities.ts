@@ -122,13 +122,18 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * lookup: the schema indexes resource and target.
      */
     async knows(trx: Trx, resource: string, target: string): Promise<boolean> {
+      const keys = await this.keysOf(trx, resource, target);
+      return keys.length > 0 && !keys.includes(storedKey(editorsEntryKey(target)));
+    },
+
+    /** The keys (as stored) that name `target`. Outside a transaction when `trx` is null: a read for display. */
+    async keysOf(trx: Trx | null, resource: string, target: string): Promise<string[]> {
       const table = identities();
-      const rows: Array<{ key: string }> = await knex()(table.name)
-        .transacting(trx)
+      const query = knex()(table.name)
         .select({ key: table.column('naturalKey') })
         .where({ [table.column('resource')]: resource, [table.column('target')]: target });
-      const editors = storedKey(editorsEntryKey(target));
-      return rows.length > 0 && !rows.some((row) => row.key === editors);
+      const rows: Array<{ key: string }> = await (trx ? query.transacting(trx) : query);
+      return rows.map((row) => row.key);
     },
 
     async forgetKey(trx: Trx, resource: string, key: string) {

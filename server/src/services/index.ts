@@ -11,6 +11,7 @@ import fingerprints from './fingerprints';
 import handshake from './handshake';
 import identities from './identities';
 import locales from './locales';
+import managedEntries from './managed-entries';
 import mapping from './mapping';
 import markdown from './markdown';
 import media from './media';
@@ -43,6 +44,7 @@ export default {
   handshake,
   identities,
   locales,
+  'managed-entries': managedEntries,
   mapping,
   markdown,
   media,

@@ -1,0 +1,111 @@
+import { Badge, Button, Flex, Link, Typography } from '@strapi/design-system';
+import { useAPIErrorHandler, useNotification } from '@strapi/strapi/admin';
+import { useIntl } from 'react-intl';
+import { NavLink } from 'react-router-dom';
+import { useFormatDateTime } from '../hooks/useFormatDateTime';
+import { PLUGIN_ID } from '../pluginId';
+import { useGetPublishBridgeEntryQuery, useRestorePublishBridgeRevisionMutation } from '../services/api';
+import type { RevisionItem } from '../types';
+import { getTranslation } from '../utils/getTranslation';
+
+/** What the Content Manager hands an edit view's side panel (its `PanelComponentProps`). */
+type PanelProps = {
+  model: string;
+  collectionType: string;
+  documentId?: string;
+  document?: { locale?: string | null };
+};
+
+const Label = ({ children }: { children: React.ReactNode }) => (
+  <Typography variant="sigma" textColor="neutral600">
+    {children}
+  </Typography>
+);
+
+/**
+ * A side panel on the edit view of every entry the plugin manages: where it came from, the
+ * last delivery, what editors changed since, and the revisions with a Restore button. Admins
+ * without the logs permission, and entries the plugin did not create, get no panel.
+ */
+export const EntryPanel = ({ model, collectionType, documentId, document }: PanelProps) => {
+  const { formatMessage } = useIntl();
+  const formatDateTime = useFormatDateTime('short');
+  const { toggleNotification } = useNotification();
+  const { formatAPIError } = useAPIErrorHandler();
+  const text = (id: string, defaultMessage: string, values?: Record<string, string>) =>
+    formatMessage({ id: getTranslation(id), defaultMessage }, values);
+  const { data } = useGetPublishBridgeEntryQuery(
+    { uid: model, documentId: documentId ?? '', locale: document?.locale ?? undefined },
+    { skip: !documentId || collectionType !== 'collection-types' }
+  );
+  const [restore, { isLoading: restoring }] = useRestorePublishBridgeRevisionMutation();
+  if (!data?.managed || !documentId) return null;
+
+  const onRestore = async (revision: RevisionItem) => {
+    const result = await restore({ id: revision.id, model, documentId });
+    toggleNotification(
+      'error' in result
+        ? { type: 'danger', message: formatAPIError(result.error as never) }
+        : {
+            type: 'success',
+            message: text('panel.restored', 'Restored into the draft. Publish it to make it live.'),
+          }
+    );
+  };
+
+  return {
+    title: text('panel.title', 'Publish Bridge'),
+    content: (
+      <Flex direction="column" alignItems="stretch" gap={3} width="100%">
+        <Flex gap={2} wrap="wrap">
+          <Badge>{text('panel.fromPlatform', 'From the publishing platform')}</Badge>
+        </Flex>
+        {data.sourceId ? (
+          <Flex direction="column" alignItems="flex-start" gap={1}>
+            <Label>{text('panel.sourceId', 'Source id')}</Label>
+            <Typography variant="pi">{data.sourceId}</Typography>
+          </Flex>
+        ) : null}
+        <Flex direction="column" alignItems="flex-start" gap={1}>
+          <Label>{text('panel.lastDelivery', 'Last delivery')}</Label>
+          {data.lastDelivery ? (
+            <Link tag={NavLink} to={`/settings/${PLUGIN_ID}?tab=activity`}>
+              {`${formatDateTime(data.lastDelivery.receivedAt)} · ${data.lastDelivery.action} · ${data.lastDelivery.outcome}`}
+            </Link>
+          ) : (
+            <Typography variant="pi">{text('panel.noDelivery', 'None in the activity log')}</Typography>
+          )}
+        </Flex>
+        <Flex direction="column" alignItems="flex-start" gap={1}>
+          <Label>{text('panel.changed', 'Changed by editors since')}</Label>
+          <Typography variant="pi">
+            {data.changedByEditors.length > 0
+              ? data.changedByEditors.join(', ')
+              : text('panel.unchanged', 'Nothing')}
+          </Typography>
+        </Flex>
+        <Flex direction="column" alignItems="stretch" gap={2}>
+          <Label>{text('panel.revisions', 'Revisions')}</Label>
+          {data.revisions.length === 0 ? (
+            <Typography variant="pi">{text('panel.noRevisions', 'None kept')}</Typography>
+          ) : (
+            data.revisions.map((revision) => (
+              <Flex key={revision.id} justifyContent="space-between" gap={2}>
+                <Typography variant="pi">
+                  {`${formatDateTime(revision.createdAt)} · ${
+                    revision.reason === 'delete'
+                      ? text('panel.reason.delete', 'before a delete')
+                      : text('panel.reason.update', 'before an update')
+                  } · ${Object.keys(revision.fields).join(', ')}`}
+                </Typography>
+                <Button size="S" variant="tertiary" loading={restoring} onClick={() => onRestore(revision)}>
+                  {text('panel.restore', 'Restore')}
+                </Button>
+              </Flex>
+            ))
+          )}
+        </Flex>
+      </Flex>
+    ),
+  };
+};

@@ -1,0 +1,49 @@
+import type { Core } from '@strapi/strapi';
+import type { ManagedEntryPanel } from '../contract/admin-api';
+import { documentsOf } from '../database/documents';
+import { RESOURCE_KINDS } from '../mapping/catalogue';
+import type { Resource } from '../resources';
+import type { LocaleScope } from './locales';
+import { getService } from '../plugin';
+
+/**
+ * What the Content Manager's side panel shows of an entry the plugin manages: that it came from
+ * the publisher, its source_id, the last delivery, the fields editors changed since, and the
+ * revisions kept of it. Entries the plugin did not create (an editor's, or one it only found by
+ * name) are not managed.
+ */
+export default ({ strapi }: { strapi: Core.Strapi }) => {
+  /** The resource stored in `uid` that created the document, if one did. */
+  async function managingResource(uid: string, documentId: string): Promise<Resource | undefined> {
+    const mapping = getService(strapi, 'mapping');
+    const identities = getService(strapi, 'identities');
+    for (const kind of RESOURCE_KINDS) {
+      const resource = mapping.resource(kind);
+      if (resource.uid === uid && (await identities.knows(null, resource.registry, documentId)))
+        return resource;
+    }
+    return undefined;
+  }
+
+  async function sourceIdOf(resource: Resource, documentId: string, at: LocaleScope) {
+    const attribute = resource.fields.source_id?.attribute;
+    if (!attribute) return undefined;
+    const entry = await documentsOf(strapi, resource.uid).findOne({ documentId, ...at, fields: [attribute] });
+    return (entry?.[attribute] as string | null) ?? undefined;
+  }
+
+  return {
+    async panel(uid: string, documentId: string, locale?: string): Promise<ManagedEntryPanel> {
+      const resource = await managingResource(uid, documentId);
+      if (!resource) return { managed: false };
+      const at: LocaleScope = locale ? { locale } : await getService(strapi, 'locales').scopeOf(resource);
+      return {
+        managed: true,
+        sourceId: await sourceIdOf(resource, documentId, at),
+        lastDelivery: await getService(strapi, 'activity').latestFor(documentId),
+        changedByEditors: await getService(strapi, 'editor-changes').changedSince(resource, documentId, at),
+        revisions: await getService(strapi, 'revisions').list(uid, documentId, at.locale),
+      };
+    },
+  };
+};
