@@ -48,6 +48,7 @@ const BASE_URL_HINTS = {
   },
 } as const;
 
+// Over 50 lines: a card's JSX and its translated text; it only chooses what to show.
 export const ConnectionCard = ({ settings, form, canUpdate }: Props) => {
   const { formatMessage } = useIntl();
   const formatDateTime = useFormatDateTime();
@@ -171,6 +172,7 @@ export const ConnectionCard = ({ settings, form, canUpdate }: Props) => {
 };
 
 /** The base URL to register, marked "Not confirmed" when it is only the address this page was opened at. */
+// Over 50 lines: the field's JSX and its translated text, with the copy button.
 const BaseUrlField = ({ settings }: { settings: Settings }) => {
   const { formatMessage } = useIntl();
   const { toggleNotification } = useNotification();

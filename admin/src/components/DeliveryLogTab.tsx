@@ -38,6 +38,7 @@ const DeliveryStatus = ({ status }: { status: string }) => {
 type Props = { configured: boolean; onConfigure: () => void };
 
 /** The platform's own record of what it sent here, read by the server; never fetched by the browser. */
+// Over 50 lines: the table's JSX, and its columns and details as translated data.
 export const DeliveryLogTab = ({ configured, onConfigure }: Props) => {
   const { formatMessage } = useIntl();
   const apiErrorText = useApiErrorText();

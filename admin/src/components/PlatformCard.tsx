@@ -10,6 +10,7 @@ import { SecretKeyField } from './SecretKeyField';
 
 type Props = { settings: Settings; form: SettingsForm; canUpdate: boolean };
 
+// Over 50 lines: a card's JSX and its translated text; it only chooses what to show.
 export const PlatformCard = ({ settings, form, canUpdate }: Props) => {
   const { formatMessage } = useIntl();
   const { errors } = form;

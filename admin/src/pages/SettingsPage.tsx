@@ -58,6 +58,7 @@ const SettingsPage = () => {
 
 type FormProps = { settings: Settings; canUpdate: boolean; canReadLogs: boolean };
 
+// Over 50 lines: the tabs and cards as JSX, and save; the form's rules are in useSettingsForm.
 const SettingsForm = ({ settings, canUpdate, canReadLogs }: FormProps) => {
   const { formatMessage } = useIntl();
   const { toggleNotification } = useNotification();
