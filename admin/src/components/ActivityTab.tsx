@@ -15,6 +15,7 @@ import { isRefusalAggregate, useRefusalText } from './refusals';
 const OUTCOME_LABELS = { success: 'Success', rejected: 'Rejected', error: 'Error' } as const;
 
 /** `prefix`: the contract routes' path prefix, left out of the Request column (it is on every row). */
+// Over 50 lines: the table's JSX, and its filters, columns and details as translated data.
 export const ActivityTab = ({ prefix }: { prefix: string }) => {
   const { formatMessage } = useIntl();
   const formatDateTime = useFormatDateTime();

@@ -13,6 +13,7 @@ import { Duplicate } from '@strapi/icons';
 import { useClipboard, useNotification } from '@strapi/strapi/admin';
 import { useIntl } from 'react-intl';
 import { useFormatDateTime } from '../hooks/useFormatDateTime';
+import { useProblemText } from '../hooks/useProblemText';
 import type { SettingsForm } from '../hooks/useSettingsForm';
 import type { Settings } from '../types';
 import { getTranslation } from '../utils/getTranslation';
@@ -47,11 +48,12 @@ const BASE_URL_HINTS = {
   },
 } as const;
 
+// Over 50 lines: a card's JSX and its translated text; it only chooses what to show.
 export const ConnectionCard = ({ settings, form, canUpdate }: Props) => {
   const { formatMessage } = useIntl();
   const formatDateTime = useFormatDateTime();
   const { connectionKey, encryptionAvailable } = settings;
-  const keyError = form.errors.connectionKey;
+  const errorText = useProblemText();
 
   const keyHint = connectionKey.managedByEnvironment
     ? formatMessage({
@@ -111,7 +113,7 @@ export const ConnectionCard = ({ settings, form, canUpdate }: Props) => {
             name="connectionKey"
             label={formatMessage({ id: getTranslation('connection.key'), defaultMessage: 'Connection key' })}
             hint={keyHint}
-            error={keyError ? formatMessage({ ...keyError, id: getTranslation(keyError.id) }) : undefined}
+            error={errorText(form.errors.connectionKey)}
             value={connectionKey.managedByEnvironment ? '' : form.values.connectionKey}
             storedLast4={connectionKey.configured ? connectionKey.last4 : undefined}
             emptyPlaceholder={formatMessage({
@@ -170,6 +172,7 @@ export const ConnectionCard = ({ settings, form, canUpdate }: Props) => {
 };
 
 /** The base URL to register, marked "Not confirmed" when it is only the address this page was opened at. */
+// Over 50 lines: the field's JSX and its translated text, with the copy button.
 const BaseUrlField = ({ settings }: { settings: Settings }) => {
   const { formatMessage } = useIntl();
   const { toggleNotification } = useNotification();
@@ -230,7 +233,7 @@ const BaseUrlField = ({ settings }: { settings: Settings }) => {
 /** This Strapi's public address, saved with the settings; Test connection goes only there (or to server.url). */
 const PublicUrlField = ({ form, canUpdate }: { form: SettingsForm; canUpdate: boolean }) => {
   const { formatMessage } = useIntl();
-  const error = form.errors.publicUrl;
+  const errorText = useProblemText();
   return (
     <AddressField
       name="publicUrl"
@@ -240,7 +243,7 @@ const PublicUrlField = ({ form, canUpdate }: { form: SettingsForm; canUpdate: bo
         defaultMessage:
           'The address the publisher reaches this Strapi at, without the plugin’s path, e.g. https://cms.example.com. Takes precedence over server.url; leave empty to use server.url. Test connection sends the connection key only to this address or server.url, never to the address this page was opened at.',
       })}
-      error={error ? formatMessage({ ...error, id: getTranslation(error.id) }) : undefined}
+      error={errorText(form.errors.publicUrl)}
       value={form.values.publicUrl}
       placeholder="https://cms.example.com"
       disabled={!canUpdate}

@@ -22,6 +22,7 @@ type Props = {
   canReadLogs: boolean;
 };
 
+// Over 50 lines: a card's JSX and its translated text; it only chooses what to show.
 export const StatusCard = ({ settings, canReadLogs }: Props) => {
   const { formatMessage } = useIntl();
   const formatDateTime = useFormatDateTime();

@@ -14,6 +14,7 @@ const RESOURCE_LABELS: Record<string, string> = {
 };
 
 /** Where each resource is stored. Read-only: the mapping is part of the site's code (config/plugins). */
+// Over 50 lines: a card's JSX and its translated text; it only chooses what to show.
 export const StorageCard = ({ settings }: { settings: Settings }) => {
   const { formatMessage } = useIntl();
   const text = (id: string, defaultMessage: string, values?: Record<string, string>) =>

@@ -1,7 +1,8 @@
 import { Alert, Box, Button, Flex, Typography } from '@strapi/design-system';
 import { Play } from '@strapi/icons';
-import { useAPIErrorHandler, useNotification } from '@strapi/strapi/admin';
+import { useNotification } from '@strapi/strapi/admin';
 import { useIntl } from 'react-intl';
+import { useApiErrorText } from '../hooks/useApiErrorText';
 import { useTestPublishBridgeConnectionMutation } from '../services/api';
 import type { ConnectionTestResult } from '../types';
 import { getTranslation } from '../utils/getTranslation';
@@ -14,7 +15,7 @@ import { getTranslation } from '../utils/getTranslation';
 export const TestConnectionButton = ({ disabled }: { disabled?: boolean }) => {
   const { formatMessage } = useIntl();
   const { toggleNotification } = useNotification();
-  const { _unstableFormatAPIError: formatAPIError } = useAPIErrorHandler();
+  const apiErrorText = useApiErrorText();
   const [testConnection, { isLoading }] = useTestPublishBridgeConnectionMutation({
     fixedCacheKey: 'publish-bridge-test',
   });
@@ -22,7 +23,7 @@ export const TestConnectionButton = ({ disabled }: { disabled?: boolean }) => {
   const run = async () => {
     const result = await testConnection();
     if ('error' in result && result.error) {
-      toggleNotification({ type: 'danger', message: formatAPIError(result.error as never) });
+      toggleNotification({ type: 'danger', message: apiErrorText(result.error) });
     }
   };
 

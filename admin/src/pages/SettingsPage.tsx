@@ -1,14 +1,7 @@
 import * as React from 'react';
 import { Button, Flex, Tabs } from '@strapi/design-system';
 import { Check } from '@strapi/icons';
-import {
-  Layouts,
-  Page,
-  useAPIErrorHandler,
-  useNotification,
-  useQueryParams,
-  useRBAC,
-} from '@strapi/strapi/admin';
+import { Layouts, Page, useNotification, useQueryParams, useRBAC } from '@strapi/strapi/admin';
 import { useIntl } from 'react-intl';
 import { ActivityTab } from '../components/ActivityTab';
 import { CapabilitiesCard } from '../components/CapabilitiesCard';
@@ -19,6 +12,7 @@ import { PlatformCard } from '../components/PlatformCard';
 import { StorageCard } from '../components/StorageCard';
 import { StatusCard } from '../components/StatusCard';
 import { PERMISSIONS } from '../constants';
+import { useApiErrorText } from '../hooks/useApiErrorText';
 import { useSettingsForm } from '../hooks/useSettingsForm';
 import { useGetPublishBridgeSettingsQuery, useUpdatePublishBridgeSettingsMutation } from '../services/api';
 import type { Settings } from '../types';
@@ -64,10 +58,11 @@ const SettingsPage = () => {
 
 type FormProps = { settings: Settings; canUpdate: boolean; canReadLogs: boolean };
 
+// Over 50 lines: the tabs and cards as JSX, and save; the form's rules are in useSettingsForm.
 const SettingsForm = ({ settings, canUpdate, canReadLogs }: FormProps) => {
   const { formatMessage } = useIntl();
   const { toggleNotification } = useNotification();
-  const { _unstableFormatAPIError: formatAPIError } = useAPIErrorHandler();
+  const apiErrorText = useApiErrorText();
   const [{ query }, setQuery] = useQueryParams<{ tab?: string }>();
   const [updateSettings, { isLoading: isSaving }] = useUpdatePublishBridgeSettingsMutation();
   const form = useSettingsForm(settings);
@@ -83,7 +78,7 @@ const SettingsForm = ({ settings, canUpdate, canReadLogs }: FormProps) => {
     if (!form.changes || hasErrors) return;
     const result = await updateSettings(form.changes);
     if ('error' in result && result.error) {
-      toggleNotification({ type: 'danger', message: formatAPIError(result.error as never) });
+      toggleNotification({ type: 'danger', message: apiErrorText(result.error) });
       return;
     }
     form.reset();

@@ -1,4 +1,4 @@
-import type { Core } from '@strapi/strapi';
+import type { Core, UID } from '@strapi/strapi';
 
 /**
  * The Document Service for a content type named at run time. Strapi types `strapi.documents()` by
@@ -37,5 +37,5 @@ export type Documents = {
 };
 
 export function documentsOf(strapi: Core.Strapi, uid: string): Documents {
-  return strapi.documents(uid as never) as unknown as Documents;
+  return strapi.documents(uid as UID.ContentType) as unknown as Documents;
 }

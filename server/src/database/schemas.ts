@@ -1,4 +1,4 @@
-import type { Core } from '@strapi/strapi';
+import type { Core, UID } from '@strapi/strapi';
 import type { AttributeSchema } from '../mapping/resolve';
 
 /**
@@ -17,14 +17,14 @@ export type Schema = {
 };
 
 export const contentTypeOf = (strapi: Core.Strapi, uid: string) =>
-  strapi.contentTypes[uid as never] as unknown as Schema | undefined;
+  strapi.contentTypes[uid as UID.ContentType] as unknown as Schema | undefined;
 
 /** Every content type of the site, by uid. */
 export const allContentTypes = (strapi: Core.Strapi) =>
   strapi.contentTypes as unknown as Record<string, Schema>;
 
 export const componentOf = (strapi: Core.Strapi, uid: string) =>
-  strapi.components[uid as never] as unknown as Schema | undefined;
+  strapi.components[uid as UID.Component] as unknown as Schema | undefined;
 
 type Row = { id: number; [column: string]: any };
 type Where = Record<string, unknown>;
@@ -48,4 +48,4 @@ export type Rows<R = Row> = {
 
 /** `R`: the rows' shape, where the caller knows it. */
 export const rowsOf = <R = Row>(strapi: Core.Strapi, uid: string) =>
-  strapi.db.query(uid as never) as unknown as Rows<R>;
+  strapi.db.query(uid as UID.Schema) as unknown as Rows<R>;

@@ -15,7 +15,7 @@ type Metadata = {
 };
 
 const metadataOf = (strapi: Core.Strapi, uid: string) =>
-  strapi.db.metadata.get(uid as never) as unknown as Metadata;
+  strapi.db.metadata.get(uid) as unknown as Metadata;
 
 /** A content type's table as knex addresses it: its name, and each attribute's column. */
 export type Table = { name: string; column(attribute: string): string };

@@ -46,6 +46,7 @@ type Passage = {
  * checks the signature over them, runs a write once (an exact replay gets the first answer),
  * and makes every answer under the prefix the contract's `{ "error": "..." }` shape.
  */
+// Over 50 lines: the gate and its named steps below, each short, share strapi through this closure.
 export function createContractGate(strapi: Core.Strapi) {
   const settings = () => getService(strapi, 'settings');
 

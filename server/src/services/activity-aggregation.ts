@@ -48,6 +48,7 @@ const keyOf = (minute: number, reason: string, sourceAddress: string | null) =>
  * `maxAddressesPerMinute` plus the number of distinct reasons (a closed set in the gate's code),
  * per `take()` of that minute.
  */
+// Over 50 lines: its methods, each short, share the two maps of open aggregates.
 export function createRefusalTally({ maxAddressesPerMinute = DEFAULT_MAX_ADDRESSES_PER_MINUTE } = {}) {
   const aggregates = new Map<string, RefusalAggregate>();
   /** Aggregates of a known address opened in each minute, to know when to fold. */

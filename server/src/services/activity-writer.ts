@@ -32,6 +32,7 @@ const refusalBudget = (maxEntries: number) => Math.max(100, Math.floor(maxEntrie
  * refusals are counted in memory (activity-aggregation.ts) and written as one row per minute,
  * reason and address once their minute has ended, or at a forced `flush()`.
  */
+// Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const query = () => rowsOf<ActivityEntry & { id: number }>(strapi, ACTIVITY_UID);
   const config = () => pluginConfig(strapi).activityLog;

@@ -136,6 +136,7 @@ export function entryOfAggregate(aggregate: RefusalAggregate): ActivityEntry {
  * The site-side log of contract requests, as the admin reads it (activity-writer.ts writes it):
  * newest first, filtered, each entry with the content it touched when that still exists.
  */
+// Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const query = () => rowsOf<ActivityRow>(strapi, ACTIVITY_UID);
 

@@ -36,6 +36,7 @@ const NOT_THIS_SITE = 'The Public URL does not lead back to this Strapi';
  * proxy, in a container network), and the probe sends nothing secret and shows of a foreign
  * server's answer only its status and, for a redirect, the origin and path it points to.
  */
+// Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const settings = () => getService(strapi, 'settings');
   const timeoutMs = () => pluginConfig(strapi).connectionTest.timeoutMs;

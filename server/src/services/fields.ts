@@ -87,6 +87,7 @@ const storedIn = (attribute: string, value: unknown): Record<string, unknown> =>
  * Turns contract fields into Strapi data for wherever the mapping stores them, choosing the
  * conversion from the target attribute's type. Only fields present in the input are written.
  */
+// Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const config = () => pluginConfig(strapi);
   const transactions = (): { run<R>(work: (transaction: Transaction) => Promise<R>): Promise<R> } =>

@@ -74,6 +74,7 @@ export function storedKey(key: string): string {
  * race through; the index makes the database refuse the second claim, and the transaction
  * that lost is retried (see the transactions service).
  */
+// Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const knex = (): Knex => strapi.db.connection;
   const locksRows = () => strapi.db.dialect.client !== 'sqlite';

@@ -9,6 +9,7 @@ import { unusedPluginTypes } from '../mapping/unused-types';
 import { allContentTypes, componentOf, contentTypeOf, type Schema } from '../database/schemas';
 
 /** Where each resource is stored: the site's own types from `contentTypes`, else the plugin's. */
+// Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   let resolved: ResolvedMapping | undefined;
   let resources: Record<ResourceKind, Resource> | undefined;

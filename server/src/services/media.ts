@@ -57,6 +57,7 @@ function decodePath(pathname: string): string {
  * Imports images from publishers' URLs into the Media Library: one file per source URL, so a
  * republished post reuses the file it got the first time.
  */
+// Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const transactions = () => getService(strapi, 'transactions');
   const identities = () => getService(strapi, 'identities');

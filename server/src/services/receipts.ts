@@ -83,6 +83,7 @@ type Holder = { claimant: string; status: number | null; answer: string | null }
  * the first answer, which is kept after the first request's answer, in batches. Reads change
  * nothing and take no receipt; neither does a request that wrote nothing (it opened no transaction).
  */
+// Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const table = () => tableOf(strapi, RECEIPT_UID);
   const rows = (knex: Knex = strapi.db.connection) => knex(table().name);

@@ -53,6 +53,7 @@ const originOf = (url: string | undefined) => (url ? new URL(url).origin : undef
 /** The plugin's address under an origin; the settings overview also builds one from a request's origin. */
 export const joinPrefix = (origin: string, prefix: string) => `${origin.replace(/\/+$/, '')}${prefix}`;
 
+// Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const store = () => strapi.store({ type: 'plugin', name: PLUGIN_ID });
   let cached: { settings: StoredSettings; expiresAt: number } | undefined;

@@ -12,6 +12,7 @@ import { editorsEntryKey } from './identities';
 export type FoundOrCreated = { documentId: string; created: boolean };
 
 /** Entities a post or product refers to by name; missing ones are created. */
+// Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const identities = () => getService(strapi, 'identities');
   const nameKey = (name: string) => `name:${identities().normalise(name)}`;

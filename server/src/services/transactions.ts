@@ -134,6 +134,7 @@ function failWhenCommitFails(trx: Knex) {
  * unreachable is tried again for a few seconds (the backoff), which rides out a restart or
  * failover. A write the database went away under answers 503 saying what became of it, not 500.
  */
+// Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const receipts = () => getService(strapi, 'receipts');
   /** Known once a transaction has asked the server; until then each transaction asks on its own connection. */

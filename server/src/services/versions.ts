@@ -15,6 +15,7 @@ export type EditedDraft = { id: number };
  * unreviewed changes along with the fields the platform sent. In a type with i18n on, all of
  * this happens in the plugin's locale (`at`); the other locales' rows are never read or moved.
  */
+// Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const documents = (resource: Resource) => documentsOf(strapi, resource.uid);
   const rows = (resource: Resource) => rowsOf(strapi, resource.uid);

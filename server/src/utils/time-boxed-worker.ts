@@ -35,6 +35,7 @@ type Task<T, R> = {
  * worker. The event loop of the process stays free however long a task would have taken, and the
  * wait bound keeps one caller's slow tasks from holding up everyone else's for longer than that.
  */
+// Over 50 lines: its steps, each short, share the queue, the worker and the running task.
 export function timeBoxedWorker<T, R>({
   filename,
   timeoutMs,

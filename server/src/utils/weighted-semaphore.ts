@@ -12,6 +12,7 @@ export class WaitAborted extends Error {
   }
 }
 
+// Over 50 lines: acquire, release and run, each short, share the running weight and the waiting line.
 export function createWeightedSemaphore(capacity: () => number) {
   let running = 0;
   let runningWeight = 0;
