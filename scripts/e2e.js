@@ -11,12 +11,19 @@
  *   4. prints `N passed, N failed` as its last line and exits non-zero on any failure.
  *
  * CHROMIUM (default /usr/bin/chromium) names another browser binary; E2E_HEADED=1 shows it.
+ *
+ * `--docs-screenshots` (`npm run docs:screenshots`) runs the same steps and, when all pass, also
+ * writes the pictures the steps mark with `docs` (the README's) into docs/screenshots/: at
+ * 1280 pixels wide, cut off below the open tab's content, with the site on port 1337 (as
+ * `npm run demo`) so the addresses on the page stay the same from one run to the next.
+ * Without the flag nothing under docs/ is written.
  */
 'use strict';
 
 const { spawn, spawnSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
+const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const {
@@ -32,6 +39,13 @@ const { settingsPageSteps } = require('../test/e2e/settings-page');
 const { startPlatformStub } = require('../test/e2e/platform-stub');
 
 const ARTIFACTS_DIR = path.join(ROOT, 'test', 'artifacts', 'e2e');
+const DOCS_SCREENSHOTS = process.argv.includes('--docs-screenshots');
+const DOCS_DIR = path.join(ROOT, 'docs', 'screenshots');
+/** The pictures the README shows; a docs run fails unless the steps took each of them. */
+const DOCS_NAMES = ['connection', 'activity', 'delivery-log'];
+const DOCS_PORT = 1337;
+/** Space kept below a docs picture's last card: less than the gap before the next card. */
+const DOCS_BOTTOM_MARGIN = 16;
 const BOOT_TIMEOUT_MS = 120_000;
 /**
  * What the admin panel may report while any step passes (a step lists its own in
@@ -115,13 +129,30 @@ async function launchBrowser() {
   return chromium.launch({ executablePath, args, headless: !process.env.E2E_HEADED });
 }
 
+/** The docs' pictures show the site's address, so a docs run needs the same port every time. */
+function portFree(port) {
+  return new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
+
 async function main() {
-  const port = await freePort();
+  if (DOCS_SCREENSHOTS && !(await portFree(DOCS_PORT))) {
+    throw new ScriptError(
+      `Port ${DOCS_PORT} is in use (a demo?). The docs' screenshots show the site's address, so they are taken on ${DOCS_PORT}: stop what uses it and run again.`
+    );
+  }
+  const port = DOCS_SCREENSHOTS ? DOCS_PORT : await freePort();
   const databaseFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pb-e2e-')), 'data.db');
   const env = siteEnvironment({ port, databaseFile });
   await ensureBuilds({ env, run, log: (message) => console.log(`[e2e] ${message}`) });
   fs.rmSync(ARTIFACTS_DIR, { recursive: true, force: true });
   fs.mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  // Docs pictures wait here until every step passed, so a failed run leaves docs/ as it was.
+  const docsDraftDir = DOCS_SCREENSHOTS ? path.join(ARTIFACTS_DIR, 'docs') : undefined;
+  if (docsDraftDir) fs.mkdirSync(docsDraftDir, { recursive: true });
 
   const platform = await startPlatformStub();
   let site;
@@ -131,7 +162,9 @@ async function main() {
     console.log('[e2e] Starting the example site...');
     site = await startSite(env);
     browser = await launchBrowser();
-    const context = await browser.newContext({ viewport: { width: 1440, height: 1900 } });
+    const context = await browser.newContext({
+      viewport: { width: DOCS_SCREENSHOTS ? 1280 : 1440, height: 1900 },
+    });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.baseUrl });
     const page = await context.newPage();
     page.setDefaultTimeout(20_000);
@@ -146,13 +179,56 @@ async function main() {
         pageErrors.push(`${message.text()} (${message.location().url || 'page'})`);
     });
 
-    const screenshot = async (name) => {
+    /**
+     * `docs` names the picture in docs/screenshots/ this screen also makes, in a docs run;
+     * `docsUntil` the heading of the card the picture ends with (else it ends with the open tab).
+     */
+    const screenshot = async (name, { docs, docsUntil } = {}) => {
       const file = path.join(ARTIFACTS_DIR, `${name}.png`);
       // Modals and toasts fade in: a picture mid-animation shows half-transparent layers.
       await page.waitForFunction(() =>
         document.getAnimations().every((animation) => animation.playState !== 'running')
       );
       await page.screenshot({ path: file, fullPage: true });
+      if (docsDraftDir && docs) {
+        // Strapi's announcement of its own new Media Library is not this plugin's page.
+        const banner = page.getByText('Introducing the new Media Library');
+        if (await banner.isVisible()) {
+          await banner
+            .locator('xpath=ancestor::*[.//button][1]')
+            .getByRole('button', { name: 'Close' })
+            .click();
+          await banner.waitFor({ state: 'hidden' });
+        }
+        // The whole window's width (the admin's menus say where the page is), down to the end of
+        // the open tab, or of the card named, rather than the bottom of the tall test viewport.
+        const bottom = await page.evaluate((heading) => {
+          const panel = [...document.querySelectorAll('[role="tabpanel"]')].find(
+            (element) => element.getBoundingClientRect().height > 0
+          );
+          if (!panel) return undefined;
+          let end = panel;
+          if (heading) {
+            const title = [...panel.querySelectorAll('h2')].find((h2) => h2.textContent.trim() === heading);
+            if (!title) throw new Error(`no card "${heading}" on the open tab`);
+            // The card: the largest box around its title that holds no other card's title.
+            end = title;
+            while (end.parentElement !== panel && end.parentElement.querySelectorAll('h2').length === 1)
+              end = end.parentElement;
+          }
+          return end.getBoundingClientRect().bottom + window.scrollY;
+        }, docsUntil);
+        const { width, height } = await page.evaluate(() => ({
+          width: document.documentElement.clientWidth,
+          height: document.documentElement.scrollHeight,
+        }));
+        const clipHeight = Math.min(height, Math.ceil((bottom ?? height) + DOCS_BOTTOM_MARGIN));
+        await page.screenshot({
+          path: path.join(docsDraftDir, `${docs}.png`),
+          fullPage: true,
+          clip: { x: 0, y: 0, width, height: clipHeight },
+        });
+      }
       return file;
     };
     for (const [index, step] of settingsPageSteps.entries()) {
@@ -191,6 +267,22 @@ async function main() {
     fs.rmSync(path.dirname(databaseFile), { recursive: true, force: true });
   }
   console.log(`[e2e] Screenshots in ${path.relative(ROOT, ARTIFACTS_DIR)}/`);
+  if (docsDraftDir) {
+    const missing = DOCS_NAMES.filter((name) => !fs.existsSync(path.join(docsDraftDir, `${name}.png`)));
+    if (results.failed > 0) {
+      console.log(`[e2e] docs/screenshots/ left as it was: a step failed.`);
+    } else if (missing.length > 0) {
+      results.failed += 1;
+      console.log(`[e2e] docs/screenshots/ left as it was: no step took ${missing.join(', ')}.`);
+    } else {
+      fs.mkdirSync(DOCS_DIR, { recursive: true });
+      for (const name of DOCS_NAMES) {
+        const target = path.join(DOCS_DIR, `${name}.png`);
+        fs.copyFileSync(path.join(docsDraftDir, `${name}.png`), target);
+        console.log(`[e2e] Wrote ${path.relative(ROOT, target)} (${Math.round(fs.statSync(target).size / 1024)} KB)`);
+      }
+    }
+  }
   console.log(`${results.passed} passed, ${results.failed} failed`);
   process.exitCode = results.failed > 0 ? 1 : 0;
 }

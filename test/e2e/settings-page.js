@@ -5,6 +5,8 @@ const { createHmac } = require('node:crypto');
 /**
  * The path a first-time user takes through Settings > Publish Bridge, one step per screen.
  * Steps share `session` and run in order; scripts/e2e.js runs them and counts the results.
+ * `screenshot(name, { docs })` also makes docs/screenshots/<docs>.png, the README's picture of
+ * that screen, when the run was asked for them (`npm run docs:screenshots`).
  */
 const PREFIX = '/api/publish-bridge';
 const KEY = 'pb_e2e_connection_key_5f0c2d9e8b7a6';
@@ -130,7 +132,7 @@ const settingsPageSteps = [
       await page.getByText('Connection works.').waitFor();
       await page.getByText(/\(contract v1, version 1\.0\)/).waitFor();
       await page.getByText('Declared capabilities').waitFor();
-      await screenshot('06-test-connection');
+      await screenshot('06-test-connection', { docs: 'connection', docsUntil: 'Capabilities' });
     },
   },
   {
@@ -165,7 +167,7 @@ const settingsPageSteps = [
       // Refusals of unauthenticated requests are counted per minute and shown once their minute ends.
       const refusal = page.getByText(/Refused 1× · wrong key/);
       await refreshUntilVisible(page, refusal, 150);
-      await screenshot('07-activity-log');
+      await screenshot('07-activity-log', { docs: 'activity' });
 
       await page.getByRole('row').filter({ hasText: 'Refused 1×' }).first().click();
       const dialog = page.getByRole('dialog');
@@ -233,7 +235,7 @@ const settingsPageSteps = [
       await page.getByRole('gridcell', { name: 'dl_1001' }).waitFor();
       const href = await page.getByRole('link', { name: session.postId }).getAttribute('href');
       check(href.endsWith(`/${session.postId}`), `external id links to ${href}`);
-      await screenshot('10-delivery-log');
+      await screenshot('10-delivery-log', { docs: 'delivery-log' });
 
       await page.getByRole('button', { name: 'Request and response payloads' }).first().click();
       await page.getByRole('dialog').getByText('Response payload').waitFor();
