@@ -158,6 +158,7 @@ const settingsPageSteps = [
       const link = page.getByRole('link', { name: session.postId });
       await refreshUntilVisible(page, link);
       const href = await link.getAttribute('href');
+      session.postEditPath = href;
       // The post's type is the plugin's own or the one the site maps posts onto (the example: articles).
       check(
         new RegExp(`/admin/content-manager/collection-types/[\\w:.-]+/${session.postId}$`).test(href),
@@ -253,6 +254,50 @@ const settingsPageSteps = [
       await page.getByText('The platform refused the log key (HTTP 401)').waitFor();
       await screenshot('12-delivery-log-error');
       platform.answer('ok');
+    },
+  },
+  {
+    name: "shows the Publish Bridge panel on a post's edit view and restores the editor's title",
+    // Strapi's own edit view asks for features this site has not set up (AI, preview, the update check).
+    expectedPageErrors: [
+      /api\.github\.com/,
+      /ai-feature-config/,
+      /ai-localization-jobs/,
+      /content-manager\/preview\/url/,
+    ],
+    async run({ page, baseUrl, screenshot }) {
+      const editView = `${baseUrl}${session.postEditPath}`;
+      const title = page.locator('input[name="title"]');
+      await page.goto(editView);
+      await title.fill('Edited in the browser');
+      const saved = page.waitForResponse(
+        (response) => response.request().method() === 'PUT' && response.url().includes(session.postId)
+      );
+      await page.getByRole('button', { name: 'Save' }).click();
+      check((await saved).ok(), "the Content Manager saved the editor's title");
+      const updated = await sendSigned(baseUrl, 'PUT', `/posts/${session.postId}`, {
+        title: 'Updated by the publisher',
+      });
+      check(updated.status === 200, `signed PUT answered ${updated.status}`);
+
+      await page.goto(editView);
+      await page.getByText('From the publishing platform').waitFor();
+      await page.getByText(/before an update · title/).waitFor();
+      check(
+        (await title.inputValue()) === 'Updated by the publisher',
+        "the draft holds the publisher's title"
+      );
+      await screenshot('13-content-manager-panel');
+
+      await page.getByRole('button', { name: 'Restore' }).click();
+      await page.getByText('Restored into the draft').waitFor();
+      let value = '';
+      for (let waited = 0; waited <= 10_000 && value !== 'Edited in the browser'; waited += 250) {
+        if (waited > 0) await page.waitForTimeout(250);
+        value = await title.inputValue();
+      }
+      check(value === 'Edited in the browser', `the title field shows "${value}" after the restore`);
+      await screenshot('14-content-manager-restored');
     },
   },
 ];

@@ -1,27 +1,12 @@
 import type { Core } from '@strapi/strapi';
 import type { EditorChangePolicy } from '../contract/editor-change-policies';
-import { fingerprintedAttributes, type Fingerprints } from '../mapping/fingerprints';
+import { fingerprintedAttributes } from '../mapping/fingerprints';
 import type { Resource } from '../resources';
 import type { LocaleScope } from './locales';
 import type { Transaction } from './transactions';
-import type { ContractInput } from './types';
+import type { ContractInput, EditorChangeDecision } from './types';
 import { getService } from '../plugin';
 import { documentsOf } from '../database/documents';
-
-/** What an update does about the editor's changes it meets, decided before it writes. */
-export type EditorChangeDecision = {
-  /** The sent fields an editor changed since the platform last sent them. */
-  changed: string[];
-  /** The site's policy as it applies to this type (`draft` needs draft & publish). */
-  policy: EditorChangePolicy;
-  /** The input to write: without the changed fields when the editor's values are kept. */
-  input: ContractInput;
-  /** What the update reads of the stored document: the kept fingerprints and its draft's values. */
-  kept: Fingerprints;
-  stored: Record<string, unknown> | null;
-  /** Says what happened, for the activity log and the server log; none when nothing was changed. */
-  note?: string;
-};
 
 const without = (input: ContractInput, fields: string[]) =>
   Object.fromEntries(Object.entries(input).filter(([field]) => !fields.includes(field)));

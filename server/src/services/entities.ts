@@ -9,6 +9,7 @@ import { getService, pluginConfig } from '../plugin';
 import { documentsOf } from '../database/documents';
 
 /** What every resource shares: the entity response, and deletion with its identities. */
+// Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   return {
     /**

@@ -1,13 +1,8 @@
 import type { Core } from '@strapi/strapi';
 import { UIDS } from '../constants';
+import { componentOf, contentTypeOf } from '../database/schemas';
 import { tableOf } from '../database/tables';
-import {
-  changedFields,
-  digestOf,
-  type AttributeShape,
-  type Fingerprints,
-  type ShapesOf,
-} from '../mapping/fingerprints';
+import { changedFields, digestOf, type Fingerprints, type ShapesOf } from '../mapping/fingerprints';
 import type { Resource } from '../resources';
 import type { LocaleScope } from './locales';
 import type { WriteResult } from './types';
@@ -21,12 +16,11 @@ type Values = Record<string, unknown>;
  * (see mapping/fingerprints.ts), one row per entry and locale. Written in the transaction of the
  * write it describes, and read under the lock that write holds on the entry.
  */
+// Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const knex = (): Knex => strapi.db.connection;
   const table = () => tableOf(strapi, UIDS.managedEntry);
-  const shapes: ShapesOf = (uid) =>
-    (strapi.getModel(uid as never) as { attributes?: Record<string, AttributeShape> } | undefined)
-      ?.attributes;
+  const shapes: ShapesOf = (uid) => (contentTypeOf(strapi, uid) ?? componentOf(strapi, uid))?.attributes;
 
   const entryOf = (resource: Resource, documentId: string, at: LocaleScope) => {
     const { column } = table();
@@ -85,8 +79,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /**
-     * Keeps the fingerprints of the fields `written` wrote beside those kept for the fields it
-     * did not send. `before` holds the values the write replaced, when they were read.
+     * Keeps the fingerprints of the fields `written` wrote beside those `kept` for the fields it
+     * did not send. `stored` holds the values the write replaced, when they were read.
      */
     async record(
       trx: Trx,
@@ -94,14 +88,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       documentId: string,
       at: LocaleScope,
       written: WriteResult,
-      kept: Fingerprints = {},
-      before?: Values | null
+      { kept = {}, stored }: { kept?: Fingerprints; stored?: Values | null } = {}
     ): Promise<void> {
       const fingerprints: Fingerprints = { ...kept };
       for (const [field, attributes] of Object.entries(written.attributesOf)) {
         const digests = attributes.map((attribute) => [
           attribute,
-          digestOf(attribute, written.data, this.shapeOf(resource.uid), shapes, before),
+          digestOf(attribute, written.data, this.shapeOf(resource.uid), shapes, stored),
         ]);
         fingerprints[field] = { ...kept[field], ...Object.fromEntries(digests) };
       }

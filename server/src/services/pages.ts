@@ -27,6 +27,7 @@ const TAXONOMIES = ['categories', 'tags'] as const;
 
 type PageKey = { documentId: string; kindIndex: number };
 
+// Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const mapping = () => getService(strapi, 'mapping');
 

@@ -5,7 +5,7 @@ import type { Resource } from '../resources';
 import { toSlug } from '../utils/slug';
 import type { LocaleScope } from './locales';
 import type { Transaction } from './transactions';
-import type { EntityResult, MediaMap } from './types';
+import type { EditorChangeDecision, EntityResult, MediaMap } from './types';
 import { getService } from '../plugin';
 import { documentsOf } from '../database/documents';
 
@@ -17,11 +17,13 @@ const sourceKey = (sourceId: string) => `source:${sourceId}`;
  * transaction with the document's rows locked, so concurrent requests apply one by one. In a
  * type with i18n on, every read and write addresses the plugin's locale (`at`) only.
  */
+// Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const identities = () => getService(strapi, 'identities');
   const fields = () => getService(strapi, 'fields');
   const versions = () => getService(strapi, 'versions');
   const fingerprints = () => getService(strapi, 'fingerprints');
+  const editorChanges = () => getService(strapi, 'editor-changes');
   const resource = (): Resource => getService(strapi, 'mapping').resource('post');
   const posts = () => documentsOf(strapi, resource().uid);
 
@@ -43,6 +45,19 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   /**
+   * Whether the update publishes or unpublishes the post: as its status says (none: as it is),
+   * except that an update sent to the draft for review publishes nothing.
+   */
+  function statusChange(input: PostUpdate, published: boolean, decision: EditorChangeDecision) {
+    const forReview = decision.policy === 'draft' && decision.changed.length > 0;
+    const wanted = resource().draftAndPublish && (input.status ? input.status === 'publish' : published);
+    return {
+      publish: wanted && !forReview,
+      unpublish: published && (forReview ? input.status === 'draft' : !wanted),
+    };
+  }
+
+  /**
    * Writes the fields `input` carries. Those an editor changed in Strapi since the platform last
    * sent them are written, kept or sent to the draft for review as the site's policy says (the
    * editor-changes service). The status is applied as sent, except that an update for review
@@ -56,13 +71,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     media: MediaMap
   ) {
     const { draftAndPublish } = resource();
-    const decision = await getService(strapi, 'editor-changes').decide(
-      transaction,
-      resource(),
-      documentId,
-      at,
-      input
-    );
+    const decision = await editorChanges().decide(transaction, resource(), documentId, at, input);
     const toUpdateData = (current?: Record<string, unknown> | null) =>
       fields().toUpdateData(transaction, resource(), documentId, at, decision.input, media, current);
     const forDraft = await toUpdateData(decision.stored);
@@ -72,10 +81,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     // Read here, not from the rows the caller locked: a publish that committed while this request
     // waited for the lock replaced the published row by a new one, which that statement did not see.
     const published = await versions().isPublished(resource(), documentId, at);
-    const forReview = decision.policy === 'draft' && decision.changed.length > 0;
-    const wanted = draftAndPublish && (input.status ? input.status === 'publish' : published);
-    const publish = wanted && !forReview;
-    const unpublish = published && (forReview ? input.status === 'draft' : !wanted);
+    const { publish, unpublish } = statusChange(input, published, decision);
 
     let written: Record<string, unknown> | null | undefined;
     if (Object.keys(data).length > 0) {
@@ -89,15 +95,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       );
       written = update.written;
       notes.push(...update.addedNotes);
-      await fingerprints().record(
-        transaction.trx,
-        resource(),
-        documentId,
-        at,
-        forDraft,
-        decision.kept,
-        decision.stored
-      );
+      await fingerprints().record(transaction.trx, resource(), documentId, at, forDraft, decision);
     } else if (publish && !published) {
       await posts().publish({ documentId, ...at });
     }

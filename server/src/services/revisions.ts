@@ -35,6 +35,7 @@ const parsed = (fields: RevisionRow['fields']): Record<string, Values> =>
  * History is a paid feature). Written in the transaction of the write they precede: a write
  * that fails keeps no revision. At most `revisions.keepPerEntry` per entry and locale.
  */
+// Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const rows = () => rowsOf<RevisionRow>(strapi, UIDS.revision);
   const entryOf = (uid: string, documentId: string, at: LocaleScope) => ({

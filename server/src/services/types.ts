@@ -1,3 +1,6 @@
+import type { EditorChangePolicy } from '../contract/editor-change-policies';
+import type { Fingerprints } from '../mapping/fingerprints';
+
 /**
  * What the services hand one another, declared once: no service imports another for its types,
  * so that the calls between them can be typed without a circle.
@@ -49,3 +52,18 @@ export type EntityResponse = { id: string; url?: string };
 export type DeletedResponse = { id: string; deleted: true };
 /** An entity response with the notes the write made (fields cut, images left out, ...). */
 export type EntityResult = EntityResponse & { notes: string[] };
+
+/** What an update does about the editor's changes it meets, decided before it writes. */
+export type EditorChangeDecision = {
+  /** The sent fields an editor changed since the platform last sent them. */
+  changed: string[];
+  /** The site's policy as it applies to this type (`draft` needs draft & publish). */
+  policy: EditorChangePolicy;
+  /** The input to write: without the changed fields when the editor's values are kept. */
+  input: ContractInput;
+  /** What the update reads of the stored document: the kept fingerprints and its draft's values. */
+  kept: Fingerprints;
+  stored: Record<string, unknown> | null;
+  /** Says what happened, for the activity log and the server log; none when nothing was changed. */
+  note?: string;
+};
