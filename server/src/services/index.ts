@@ -20,6 +20,7 @@ import posts from './posts';
 import productCategories from './product-categories';
 import products from './products';
 import receipts from './receipts';
+import schedules from './schedules';
 import settings from './settings';
 import settingsOverview from './settings-overview';
 import slugIndexes from './slug-indexes';
@@ -51,6 +52,7 @@ export default {
   'product-categories': productCategories,
   products,
   receipts,
+  schedules,
   settings,
   'settings-overview': settingsOverview,
   'slug-indexes': slugIndexes,
