@@ -109,6 +109,11 @@ module.exports = ({ env }) => ({
       adoptExistingEntries: env.bool('PUBLISH_BRIDGE_ADOPT_EXISTING_ENTRIES', false),
       // The locale posts go to in types with i18n on, e.g. "fr"; unset: the site's default locale.
       ...(env('PUBLISH_BRIDGE_LOCALE') ? { locale: env('PUBLISH_BRIDGE_LOCALE') } : {}),
+      // A post sent to be published at a future date waits for it; checked every pollMs.
+      scheduling: {
+        enabled: env.bool('PUBLISH_BRIDGE_SCHEDULING', true),
+        pollMs: env.int('PUBLISH_BRIDGE_SCHEDULING_POLL_MS', 30000),
+      },
       // Image hosts on a private network, e.g. "cdn.internal,10.0.0.0/8"; public hosts need no entry.
       media: { allowedHosts: env.array('PUBLISH_BRIDGE_MEDIA_ALLOWED_HOSTS', []).filter(Boolean) },
       // The platform's log endpoint on a private network, e.g. "platform.internal"; a public one needs no entry.

@@ -37,4 +37,5 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   await getService(strapi, 'pages').ensureIndexes();
   await getService(strapi, 'activity-writer').prune();
   await getService(strapi, 'locales').warnIfMissing();
+  getService(strapi, 'schedules').start();
 };

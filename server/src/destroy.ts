@@ -3,9 +3,11 @@ import { getService } from './plugin';
 
 /**
  * The activity log and the answers kept for replays are written in batches: the last ones before
- * Strapi stops. The Markdown worker thread ends with it.
+ * Strapi stops. The Markdown worker thread ends with it, and a run of scheduled publishes finishes
+ * while the database is still open.
  */
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
+  await getService(strapi, 'schedules').stop();
   await getService(strapi, 'markdown').stop();
   await getService(strapi, 'receipts').stop();
   await getService(strapi, 'activity-writer').flush();

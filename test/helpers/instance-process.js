@@ -52,6 +52,15 @@ async function main() {
       return found;
     },
 
+    /** How many posts whose source_id starts with `prefix` have a `status` version. */
+    async postsCount(prefix, status) {
+      const post = resource('post');
+      return strapi.documents(post.uid).count({
+        filters: { [post.fields.source_id.attribute]: { $startsWith: prefix } },
+        status,
+      });
+    },
+
     /** How many entries of a resource carry `name` (compared without regard to case). */
     async countNamed(kind, name) {
       const { uid, nameField } = resource(kind);

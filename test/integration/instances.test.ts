@@ -23,7 +23,7 @@ const caseVariant = (name: string, index: number) =>
   [name, name.toLowerCase(), name.toUpperCase()][index % 3];
 
 describeOnServers(
-  'two instances on one database (PostgreSQL and MariaDB only, SQLite is one process\'s file: run with npm run test:postgres or test:mariadb)',
+  "two instances on one database (PostgreSQL and MariaDB only, SQLite is one process's file: run with npm run test:postgres or test:mariadb)",
   () => {
     let database: TestDatabase;
     let a: Instance;
@@ -33,7 +33,12 @@ describeOnServers(
 
     beforeAll(async () => {
       database = await createTestDatabase();
-      const env = { ...database.env, PUBLISH_BRIDGE_API_KEY: '', PUBLISH_BRIDGE_CONTENT_TYPES: 'site' };
+      const env = {
+        ...database.env,
+        PUBLISH_BRIDGE_API_KEY: '',
+        PUBLISH_BRIDGE_CONTENT_TYPES: 'site',
+        PUBLISH_BRIDGE_SCHEDULING_POLL_MS: '200',
+      };
       // One after the other: the first creates the schema.
       a = await startInstance(env);
       b = await startInstance(env);
@@ -158,6 +163,32 @@ describeOnServers(
         serverErrors: serverErrorsIn([...categories, ...productCategories]),
       });
       expect(count).toBe(1);
+    });
+
+    test('posts scheduled through both instances are each published once, by one of them, at their date', async () => {
+      const prefix = `sched-${unique()}-`;
+      const due = new Date(Math.ceil((Date.now() + 2_500) / 1000) * 1000);
+      const date = due.toISOString().slice(0, 19).replace('T', ' ');
+      const replies = await alternating(10, (instance, index) =>
+        instance.send(
+          'POST',
+          '/posts',
+          {
+            title: `Scheduled ${index}`,
+            content: '<p>x</p>',
+            status: 'publish',
+            date,
+            source_id: `${prefix}${index}`,
+          },
+          { key }
+        )
+      );
+      expect(replies.filter((reply) => reply.status !== 200)).toEqual([]);
+      expect(await a.call('postsCount', prefix, 'published')).toBe(0);
+      // Both instances' timers (every 200 ms) race for every post from its date on.
+      await sleep(due.getTime() - Date.now() + 1_500);
+      expect(await a.call('postsCount', prefix, 'published')).toBe(10);
+      expect(await b.call('postsCount', prefix, 'draft')).toBe(10);
     });
 
     test('a capability switched off through one instance is refused by the other within seconds, and back on', async () => {

@@ -146,6 +146,17 @@ export const pluginConfigSchema = z
           .max(10 * 60_000),
       })
       .strict(),
+    /**
+     * A post sent with `status: publish` and a future `date` stays a draft and is published at
+     * that date, by a check every `pollMs` on each instance (exactly one of them publishes it).
+     * Off: such a post is published at once, whatever its date.
+     */
+    scheduling: z
+      .object({
+        enabled: z.boolean(),
+        pollMs: z.number().int().min(100).max(3_600_000),
+      })
+      .strict(),
     /** Image import: hosts or addresses (IP, CIDR) that may be private, and limits of downloads. */
     media: z
       .object({
@@ -226,6 +237,7 @@ export default {
     platform: { timeoutMs: 10_000, allowedHosts: [] },
     connectionTest: { timeoutMs: 10_000 },
     content: { maxBlocks: 2_000, markdownTimeoutMs: 5_000 },
+    scheduling: { enabled: true, pollMs: 30_000 },
     media: {
       allowedHosts: [],
       timeoutMs: 10_000,

@@ -31,3 +31,38 @@ export function joinTableOf(strapi: Core.Strapi, uid: string, attribute: string)
   if (!joinTable) throw new Error(`${uid}.${attribute} is not a relation with a join table`);
   return { name: joinTable.name, joinColumn: joinTable.joinColumn.name };
 }
+
+/**
+ * An instant as a datetime column keeps it for a raw query to write or compare. Strapi creates
+ * datetime columns without a time zone, and the PostgreSQL and MySQL drivers write a Date as the
+ * process's local wall time: instances in different time zones (or one across a DST change)
+ * would store one instant as different times. So every instance writes UTC wall time. SQLite
+ * keeps a Date as epoch milliseconds, the same everywhere.
+ */
+export const storedInstant = (strapi: Core.Strapi, instant: Date) =>
+  strapi.db.dialect.client === 'sqlite' ? instant : instant.toISOString().replace('T', ' ').replace('Z', '');
+
+/**
+ * An instant a raw query read from a column `storedInstant` wrote: SQLite gives the epoch
+ * milliseconds back, the PostgreSQL and MySQL drivers a Date read as local wall time (which was
+ * UTC's), some configurations the text itself.
+ */
+export function instantFromStored(value: unknown): Date | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'number') return new Date(value);
+  if (value instanceof Date) {
+    return new Date(
+      Date.UTC(
+        value.getFullYear(),
+        value.getMonth(),
+        value.getDate(),
+        value.getHours(),
+        value.getMinutes(),
+        value.getSeconds(),
+        value.getMilliseconds()
+      )
+    );
+  }
+  const text = String(value);
+  return new Date(/(Z|[+-]\d\d:?\d\d)$/.test(text) ? text : `${text.replace(' ', 'T')}Z`);
+}

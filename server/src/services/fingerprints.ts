@@ -11,6 +11,16 @@ type Knex = any;
 type Trx = unknown;
 type Values = Record<string, unknown>;
 
+/** The columns that name an entry's managed-entry row: its type, its documentId, its locale ('' without i18n). */
+export function managedEntryOf(strapi: Core.Strapi, uid: string, documentId: string, at: LocaleScope) {
+  const { column } = tableOf(strapi, UIDS.managedEntry);
+  return {
+    [column('contentType')]: uid,
+    [column('entryDocumentId')]: documentId,
+    [column('entryLocale')]: at.locale ?? '',
+  };
+}
+
 /**
  * What the plugin last wrote into each entry it manages, kept as a fingerprint per contract field
  * (see mapping/fingerprints.ts), one row per entry and locale. Written in the transaction of the
@@ -22,14 +32,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const table = () => tableOf(strapi, UIDS.managedEntry);
   const shapes: ShapesOf = (uid) => (contentTypeOf(strapi, uid) ?? componentOf(strapi, uid))?.attributes;
 
-  const entryOf = (resource: Resource, documentId: string, at: LocaleScope) => {
-    const { column } = table();
-    return {
-      [column('contentType')]: resource.uid,
-      [column('entryDocumentId')]: documentId,
-      [column('entryLocale')]: at.locale ?? '',
-    };
-  };
+  const entryOf = (resource: Resource, documentId: string, at: LocaleScope) =>
+    managedEntryOf(strapi, resource.uid, documentId, at);
 
   return {
     /** The fingerprints kept for the entry: none for an entry written before they were kept. */

@@ -22,6 +22,7 @@ import productCategories from './product-categories';
 import products from './products';
 import receipts from './receipts';
 import revisions from './revisions';
+import schedules from './schedules';
 import settings from './settings';
 import settingsOverview from './settings-overview';
 import slugIndexes from './slug-indexes';
@@ -55,6 +56,7 @@ export default {
   products,
   receipts,
   revisions,
+  schedules,
   settings,
   'settings-overview': settingsOverview,
   'slug-indexes': slugIndexes,

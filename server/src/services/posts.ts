@@ -26,6 +26,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const editorChanges = () => getService(strapi, 'editor-changes');
   const resource = (): Resource => getService(strapi, 'mapping').resource('post');
   const posts = () => documentsOf(strapi, resource().uid);
+  const schedules = () => getService(strapi, 'schedules');
 
   /**
    * The source_id names this post from now on. One that another post holds is refused: two posts
@@ -48,12 +49,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    * Whether the update publishes or unpublishes the post: as its status says (none: as it is),
    * except that an update sent to the draft for review publishes nothing.
    */
-  function statusChange(input: PostUpdate, published: boolean, decision: EditorChangeDecision) {
+  function statusChange(status: PostUpdate['status'], published: boolean, decision: EditorChangeDecision) {
     const forReview = decision.policy === 'draft' && decision.changed.length > 0;
-    const wanted = resource().draftAndPublish && (input.status ? input.status === 'publish' : published);
+    const wanted = resource().draftAndPublish && (status ? status === 'publish' : published);
     return {
       publish: wanted && !forReview,
-      unpublish: published && (forReview ? input.status === 'draft' : !wanted),
+      unpublish: published && (forReview ? status === 'draft' : !wanted),
     };
   }
 
@@ -61,7 +62,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    * Writes the fields `input` carries. Those an editor changed in Strapi since the platform last
    * sent them are written, kept or sent to the draft for review as the site's policy says (the
    * editor-changes service). The status is applied as sent, except that an update for review
-   * publishes nothing.
+   * publishes nothing, and a publish that waits for its date (the schedules service) leaves a draft.
    */
   async function applyUpdate(
     transaction: Transaction,
@@ -77,11 +78,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const forDraft = await toUpdateData(decision.stored);
     const { data, notes } = forDraft;
     if (decision.note) notes.push(decision.note);
+    const timing = await schedules().timing(transaction, resource(), documentId, at, input);
+    const status = timing ? timing.status : input.status;
     if (input.source_id) await linkSource(transaction, input.source_id, documentId, at);
     // Read here, not from the rows the caller locked: a publish that committed while this request
     // waited for the lock replaced the published row by a new one, which that statement did not see.
     const published = await versions().isPublished(resource(), documentId, at);
-    const { publish, unpublish } = statusChange(input, published, decision);
+    const { publish, unpublish } = statusChange(status, published, decision);
 
     let written: Record<string, unknown> | null | undefined;
     if (Object.keys(data).length > 0) {
@@ -100,6 +103,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       await posts().publish({ documentId, ...at });
     }
     if (unpublish) await posts().unpublish({ documentId, ...at });
+    const scheduled = timing && (await schedules().record(transaction, resource(), documentId, at, timing));
+    if (scheduled) notes.push(scheduled);
     if (input.status === 'draft' && !draftAndPublish) {
       notes.push(`${resource().uid} has no draft & publish, so the post stays published.`);
     }
@@ -113,13 +118,15 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const { registry, uid, slugField } = resource();
     const written = await fields().toData(transaction, resource(), input, media);
     const { data, notes } = written;
+    const timing = await schedules().timing(transaction, resource(), undefined, at, input);
+    const status = timing ? timing.status : input.status;
     const slug = slugField
       ? await identities().freeSlug(transaction.trx, registry, uid, slugField, toSlug(input.title, registry))
       : undefined;
     const post = await posts().create({
       ...at,
       data: slugField ? { ...data, [slugField]: slug } : data,
-      ...(input.status === 'publish' ? { status: 'published' } : {}),
+      ...(status === 'publish' ? { status: 'published' } : {}),
     });
     const keys = [
       ...(slug ? [`slug:${slug}`] : []),
@@ -127,6 +134,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     ];
     await identities().claimDocument(transaction.trx, registry, keys, post.documentId);
     await fingerprints().record(transaction.trx, resource(), post.documentId, at, written);
+    const scheduled =
+      timing?.publishAt && (await schedules().record(transaction, resource(), post.documentId, at, timing));
+    if (scheduled) notes.push(scheduled);
     return {
       ...(await getService(strapi, 'entities').response(resource(), post.documentId, post, at)),
       notes,

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Core } from '@strapi/strapi';
 import { ContractError } from '../contract/errors';
 import { PLUGIN_ID } from '../constants';
-import { tableOf } from '../database/tables';
+import { storedInstant, tableOf } from '../database/tables';
 import receipt from '../content-types/request-receipt';
 import { driverMessageOf } from '../utils/database-errors';
 
@@ -90,17 +90,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   /** Whether `INSERT ... ON CONFLICT DO NOTHING RETURNING` answers the rows it inserted. */
   const mysql = () => strapi.db.dialect.client === 'mysql';
   const reportsInsertedRows = () => !mysql();
-  /**
-   * An instant as the expiresAt column keeps it. Strapi creates datetime columns without a time
-   * zone, and the PostgreSQL and MySQL drivers write a Date as the process's local wall time:
-   * instances in different time zones (or one across a DST change) would store one instant as
-   * different times and prune each other's live receipts. So every instance writes UTC wall
-   * time. SQLite keeps a Date as epoch milliseconds, the same everywhere.
-   */
-  const storedInstant = (instant: Date) =>
-    strapi.db.dialect.client === 'sqlite'
-      ? instant
-      : instant.toISOString().replace('T', ' ').replace('Z', '');
   let lastPruneAt = 0;
   const answersToKeep = new Map<string, KeptAnswer>();
   let keeping: Promise<void> | undefined;
@@ -113,7 +102,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   /** Deletes the receipts whose window, and the margin after it, have passed. */
   async function prune(): Promise<void> {
     await rows()
-      .where(table().column('expiresAt'), '<', storedInstant(new Date(Date.now() - RECEIPT_MARGIN_MS)))
+      .where(
+        table().column('expiresAt'),
+        '<',
+        storedInstant(strapi, new Date(Date.now() - RECEIPT_MARGIN_MS))
+      )
       .delete()
       .catch((error: Error) =>
         strapi.log.warn(`[${PLUGIN_ID}] could not prune request receipts: ${error.message}`)
@@ -302,7 +295,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         .insert({
           [column('fingerprint')]: claim.fingerprint,
           [column('claimant')]: claim.claimant,
-          [column('expiresAt')]: storedInstant(claim.expiresAt),
+          [column('expiresAt')]: storedInstant(strapi, claim.expiresAt),
         })
         .onConflict(column('fingerprint'))
         .ignore();

@@ -1,0 +1,177 @@
+import type { Core } from '@strapi/strapi';
+import { PLUGIN_ID, UIDS } from '../constants';
+import { publishDateToIso } from '../contract/dates';
+import type { PostUpdate } from '../contract/schemas';
+import { timingOf, type Timing } from '../contract/scheduling';
+import { documentsOf } from '../database/documents';
+import { instantFromStored, storedInstant, tableOf } from '../database/tables';
+import type { Resource } from '../resources';
+import type { LocaleScope } from './locales';
+import type { Transaction } from './transactions';
+import { managedEntryOf } from './fingerprints';
+import { getService, pluginConfig } from '../plugin';
+
+type Knex = any;
+type Trx = unknown;
+
+/** Due publishes one run takes on; the next run takes the rest. */
+const BATCH = 100;
+
+/**
+ * Posts sent with `status: publish` and a future `date` stay drafts until then: the time waits in
+ * the entry's managed-entry row (`scheduledAt`), written in the transaction of the write that
+ * asked for it, under the entry's lock. A timer of each instance publishes the due ones; Strapi's
+ * cron is not used, since sites often leave `server.cron.enabled` off.
+ */
+export default ({ strapi }: { strapi: Core.Strapi }) => {
+  const knex = (): Knex => strapi.db.connection;
+  const table = () => tableOf(strapi, UIDS.managedEntry);
+  const config = () => pluginConfig(strapi).scheduling;
+  const entryOf = (uid: string, documentId: string, at: LocaleScope) =>
+    managedEntryOf(strapi, uid, documentId, at);
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+
+  async function scheduledAt(trx: Trx, uid: string, documentId: string, at: LocaleScope) {
+    const { name, column } = table();
+    const row = await knex()(name)
+      .transacting(trx)
+      .select({ scheduledAt: column('scheduledAt') })
+      .where(entryOf(uid, documentId, at))
+      .first();
+    return instantFromStored(row?.scheduledAt);
+  }
+
+  /**
+   * Publishes one due entry, unless another instance did, or a write moved or cancelled it, since
+   * it was listed. The entry's rows are locked first, as a write locks them before it changes the
+   * schedule, and the UPDATE that clears the time only matches while it is still due: the one
+   * instance whose UPDATE changed the row publishes.
+   */
+  async function publishDue(row: { id: number; uid: string; documentId: string; locale: string }) {
+    const at: LocaleScope = row.locale ? { locale: row.locale } : {};
+    const what = `${row.uid} ${row.documentId}${row.locale ? ` (${row.locale})` : ''}`;
+    await getService(strapi, 'transactions').run(async ({ trx }: Transaction) => {
+      const { name, column } = table();
+      const exists =
+        Boolean(strapi.getModel(row.uid as never)) &&
+        (await getService(strapi, 'identities').lockDocument(trx, row.uid, row.documentId, at));
+      const claimed: number = await knex()(name)
+        .transacting(trx)
+        .where(column('id'), row.id)
+        .where(column('scheduledAt'), '<=', storedInstant(strapi, new Date()))
+        .update({ [column('scheduledAt')]: null });
+      if (claimed !== 1 || !exists) return;
+      const documents = documentsOf(strapi, row.uid);
+      // An editor who published by hand meanwhile may have saved later, unreviewed changes in the
+      // draft: publishing the draft now would publish them.
+      if (
+        await documents.findOne({ documentId: row.documentId, ...at, status: 'published', fields: ['id'] })
+      ) {
+        strapi.log.info(
+          `[${PLUGIN_ID}] scheduled publish of ${what} dropped: an editor published it before its time`
+        );
+        return;
+      }
+      await documents.publish({ documentId: row.documentId, ...at });
+      strapi.log.info(`[${PLUGIN_ID}] published ${what} at its scheduled time`);
+    });
+  }
+
+  async function publishAllDue(): Promise<void> {
+    const { name, column } = table();
+    const due: Array<{ id: number; uid: string; documentId: string; locale: string }> = await knex()(name)
+      .select({
+        id: column('id'),
+        uid: column('contentType'),
+        documentId: column('entryDocumentId'),
+        locale: column('entryLocale'),
+      })
+      .where(column('scheduledAt'), '<=', storedInstant(strapi, new Date()))
+      .orderBy(column('scheduledAt'))
+      .limit(BATCH);
+    for (const row of due) {
+      // One entry's failure (a validation its draft fails) must not hold back the others; it stays due.
+      await publishDue(row).catch((error: Error) =>
+        strapi.log.warn(
+          `[${PLUGIN_ID}] scheduled publish of ${row.uid} ${row.documentId} failed, tried again at the next run: ${error.message}`
+        )
+      );
+    }
+  }
+
+  function runOnce() {
+    running ??= publishAllDue()
+      .catch((error: Error) => {
+        strapi.log.warn(`[${PLUGIN_ID}] could not read the scheduled publishes: ${error.message}`);
+      })
+      .finally(() => {
+        running = undefined;
+      });
+    return running;
+  }
+
+  return {
+    /**
+     * The status a post write applies now and the publish it leaves waiting, for `input` on the
+     * entry (none yet: `documentId` undefined). Without scheduling, or in a type without draft &
+     * publish, the status is applied as sent.
+     */
+    async timing(
+      transaction: Transaction,
+      resource: Resource,
+      documentId: string | undefined,
+      at: LocaleScope,
+      input: Pick<PostUpdate, 'status' | 'date'>
+    ): Promise<Timing | undefined> {
+      if (!config().enabled || !resource.draftAndPublish) return undefined;
+      const scheduled = documentId ? await scheduledAt(transaction.trx, resource.uid, documentId, at) : null;
+      const date = input.date
+        ? new Date(publishDateToIso(input.date, pluginConfig(strapi).timezone))
+        : undefined;
+      return timingOf(input.status, date, scheduled, new Date());
+    },
+
+    /** Keeps `timing`'s publish waiting for the entry, or none; returns the note that says so. */
+    async record(
+      { trx }: Transaction,
+      resource: Resource,
+      documentId: string,
+      at: LocaleScope,
+      { publishAt }: Timing
+    ): Promise<string | undefined> {
+      const { name, column } = table();
+      const now = new Date();
+      await knex()(name)
+        .transacting(trx)
+        .insert({
+          ...entryOf(resource.uid, documentId, at),
+          [column('fingerprints')]: JSON.stringify({}),
+          [column('scheduledAt')]: publishAt ? storedInstant(strapi, publishAt) : null,
+          [column('createdAt')]: now,
+          [column('updatedAt')]: now,
+          [column('publishedAt')]: now,
+        })
+        .onConflict([column('contentType'), column('entryDocumentId'), column('entryLocale')])
+        .merge([column('scheduledAt')]);
+      return publishAt ? `scheduled for ${publishAt.toISOString()}` : undefined;
+    },
+
+    /** Publishes what is due now and then every `pollMs`; a start after downtime publishes what came due meanwhile. */
+    start() {
+      if (!config().enabled) return;
+      void runOnce();
+      timer = setInterval(() => void runOnce(), config().pollMs);
+      // The timer alone must not keep a process alive that has nothing else to do.
+      timer.unref();
+    },
+
+    /** Publishes what is due now; resolves once done (a run under way is joined, not doubled). */
+    runDue: () => runOnce(),
+
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+};
