@@ -23,6 +23,7 @@ const BATCH = 100;
  * asked for it, under the entry's lock. A timer of each instance publishes the due ones; Strapi's
  * cron is not used, since sites often leave `server.cron.enabled` off.
  */
+// Over 50 lines: a service factory; its methods, each short, share strapi and the timer through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const knex = (): Knex => strapi.db.connection;
   const table = () => tableOf(strapi, UIDS.managedEntry);
