@@ -91,6 +91,40 @@ test('items carry the decided fields, with categories and tags of posts', async 
   });
 });
 
+test("a post's item is what the Document Service reads of its published version, byte for byte", async () => {
+  const reply = await site.send('POST', '/posts', {
+    title: 'Names in order',
+    content: '<p>Body</p>',
+    status: 'publish',
+    // Two categories the first posts made and one new, so the links are not in creation order.
+    categories: ['Travel', 'Origins', 'Brewing'],
+    tags: ['roast', 'beans', 'aeropress'],
+  });
+  expect(reply.status).toBe(200);
+  const items = (await site.send('GET', '/pages?per_page=250')).body;
+  const item = items.find((listed: { id: string }) => listed.id === reply.body.id);
+  const stored = await (site.strapi.documents('plugin::publish-bridge.post' as never) as any).findOne({
+    documentId: reply.body.id,
+    status: 'published',
+    populate: { categories: { fields: ['name'] }, tags: { fields: ['name'] } },
+  });
+  const names = (related: { name: string }[]) => related.map(({ name }) => name);
+  expect(names(stored.categories).sort()).toEqual(['Brewing', 'Origins', 'Travel']);
+  // The JSON text, so the order of keys and of names counts too.
+  expect(JSON.stringify(item)).toBe(
+    JSON.stringify({
+      id: stored.documentId,
+      type: 'post',
+      title: 'Names in order',
+      slug: 'names-in-order',
+      url: 'http://localhost:3000/blog/names-in-order',
+      updated_at: stored.updatedAt,
+      categories: names(stored.categories),
+      tags: names(stored.tags),
+    })
+  );
+});
+
 test('a walk sees every item once while the publisher adds posts and categories', async () => {
   const before = (await site.send('GET', '/pages?per_page=250')).body.map((item: { id: string }) => item.id);
   const seen: string[] = [];

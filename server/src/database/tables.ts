@@ -2,20 +2,28 @@ import type { Core } from '@strapi/strapi';
 
 /**
  * Table and column names for the few raw queries (locking reads, the identity registry,
- * receipts, one-query slug lookups), read from Strapi's metadata, which knows the names it gave
- * (snake_case, shortened identifiers). Strapi types its metadata by the uids an app generates;
- * a type named at run time needs the one cast below.
+ * receipts, one-query slug lookups, the page list), read from Strapi's metadata, which knows
+ * the names it gave (snake_case, shortened identifiers). Strapi types its metadata by the uids
+ * an app generates; a type named at run time needs the one cast below.
  */
 type Metadata = {
   tableName: string;
   attributes: Record<
     string,
-    { columnName?: string; joinTable?: { name: string; joinColumn: { name: string } } }
+    {
+      columnName?: string;
+      target?: string;
+      joinTable?: {
+        name: string;
+        joinColumn: { name: string };
+        inverseJoinColumn?: { name: string };
+        orderColumnName?: string;
+      };
+    }
   >;
 };
 
-const metadataOf = (strapi: Core.Strapi, uid: string) =>
-  strapi.db.metadata.get(uid) as unknown as Metadata;
+const metadataOf = (strapi: Core.Strapi, uid: string) => strapi.db.metadata.get(uid) as unknown as Metadata;
 
 /** A content type's table as knex addresses it: its name, and each attribute's column. */
 export type Table = { name: string; column(attribute: string): string };
@@ -65,4 +73,22 @@ export function instantFromStored(value: unknown): Date | null {
   }
   const text = String(value);
   return new Date(/(Z|[+-]\d\d:?\d\d)$/.test(text) ? text : `${text.replace(' ', 'T')}Z`);
+}
+
+/**
+ * The join table of a relation to another content type: this type's column, the target's, and
+ * the column Strapi keeps the connect order in (on the side that has one), which is the order
+ * Strapi populates the relation in.
+ */
+export function relationTableOf(strapi: Core.Strapi, uid: string, attribute: string) {
+  const { target, joinTable } = metadataOf(strapi, uid).attributes[attribute] ?? {};
+  if (!target || !joinTable?.inverseJoinColumn)
+    throw new Error(`${uid}.${attribute} is not a relation to a content type`);
+  return {
+    name: joinTable.name,
+    joinColumn: joinTable.joinColumn.name,
+    inverseJoinColumn: joinTable.inverseJoinColumn.name,
+    orderColumn: joinTable.orderColumnName,
+    target,
+  };
 }
