@@ -297,4 +297,19 @@ describe(`editor changes on ${db}`, () => {
     );
     expect(none.body.data).toEqual({ managed: false });
   });
+
+  test('the side panel shows when a post sent with a future date will be published', async () => {
+    const reply = await site.send('POST', '/posts', {
+      title: 'Scheduled in the panel',
+      content: '<p>Later.</p>',
+      status: 'publish',
+      date: '2099-01-02 03:04:05',
+    });
+    expect(reply.status).toBe(200);
+    const panel = await editor.request(
+      'GET',
+      `/publish-bridge/entries?uid=${encodeURIComponent(POST)}&documentId=${reply.body.id}`
+    );
+    expect(panel.body.data).toMatchObject({ managed: true, scheduledAt: '2099-01-02T03:04:05.000Z' });
+  });
 });

@@ -23,6 +23,14 @@ const Label = ({ children }: { children: React.ReactNode }) => (
   </Typography>
 );
 
+/** One labelled piece of the panel. */
+const Detail = ({ label, children }: { label: string; children: React.ReactNode }) => (
+  <Flex direction="column" alignItems="flex-start" gap={1}>
+    <Label>{label}</Label>
+    {children}
+  </Flex>
+);
+
 /**
  * A side panel on the edit view of every entry the plugin manages: where it came from, the
  * last delivery, what editors changed since, and the revisions with a Restore button. Admins
@@ -47,13 +55,11 @@ export const EntryPanel = ({ model, collectionType, documentId, document }: Pane
           <Badge>{text('panel.fromPlatform', 'From the publishing platform')}</Badge>
         </Flex>
         {data.sourceId ? (
-          <Flex direction="column" alignItems="flex-start" gap={1}>
-            <Label>{text('panel.sourceId', 'Source id')}</Label>
+          <Detail label={text('panel.sourceId', 'Source id')}>
             <Typography variant="pi">{data.sourceId}</Typography>
-          </Flex>
+          </Detail>
         ) : null}
-        <Flex direction="column" alignItems="flex-start" gap={1}>
-          <Label>{text('panel.lastDelivery', 'Last delivery')}</Label>
+        <Detail label={text('panel.lastDelivery', 'Last delivery')}>
           {data.lastDelivery ? (
             <Link tag={NavLink} to={`/settings/${PLUGIN_ID}?tab=activity`}>
               {`${formatDateTime(data.lastDelivery.receivedAt)} · ${data.lastDelivery.action} · ${data.lastDelivery.outcome}`}
@@ -61,15 +67,19 @@ export const EntryPanel = ({ model, collectionType, documentId, document }: Pane
           ) : (
             <Typography variant="pi">{text('panel.noDelivery', 'None in the activity log')}</Typography>
           )}
-        </Flex>
-        <Flex direction="column" alignItems="flex-start" gap={1}>
-          <Label>{text('panel.changed', 'Changed by editors since')}</Label>
+        </Detail>
+        {data.scheduledAt ? (
+          <Detail label={text('panel.scheduled', 'Publishes at')}>
+            <Typography variant="pi">{formatDateTime(data.scheduledAt)}</Typography>
+          </Detail>
+        ) : null}
+        <Detail label={text('panel.changed', 'Changed by editors since')}>
           <Typography variant="pi">
             {data.changedByEditors.length > 0
               ? data.changedByEditors.join(', ')
               : text('panel.unchanged', 'Nothing')}
           </Typography>
-        </Flex>
+        </Detail>
         <Revisions model={model} documentId={documentId} revisions={data.revisions} />
       </Flex>
     ),

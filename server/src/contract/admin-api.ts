@@ -148,6 +148,8 @@ export type ManagedEntryPanel =
       /** The publisher's source_id for a post, when the registry holds it as sent. */
       sourceId?: string;
       lastDelivery?: ActivityItem;
+      /** When its publish waits for (a post sent with a future date), as an ISO time. */
+      scheduledAt?: string;
       /** Fields someone changed in Strapi since the platform last sent them. */
       changedByEditors: string[];
       revisions: RevisionItem[];

@@ -8,7 +8,8 @@ import { getService } from '../plugin';
 
 /**
  * What the Content Manager's side panel shows of an entry the plugin manages: that it came from
- * the publisher, its source_id, the last delivery, the fields editors changed since, and the
+ * the publisher, its source_id, the last delivery, when its publish is scheduled, the fields
+ * editors changed since, and the
  * revisions kept of it. Entries the plugin did not create (an editor's, or one it only found by
  * name) are not managed.
  */
@@ -37,9 +38,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const resource = await managingResource(uid, documentId);
       if (!resource) return { managed: false };
       const at: LocaleScope = locale ? { locale } : await getService(strapi, 'locales').scopeOf(resource);
+      const scheduledAt = await getService(strapi, 'schedules').scheduledAt(null, uid, documentId, at);
       return {
         managed: true,
         sourceId: await sourceIdOf(resource, documentId, at),
+        ...(scheduledAt ? { scheduledAt: scheduledAt.toISOString() } : {}),
         lastDelivery: await getService(strapi, 'activity').latestFor(documentId),
         changedByEditors: await getService(strapi, 'editor-changes').changedSince(resource, documentId, at),
         revisions: await getService(strapi, 'revisions').list(uid, documentId, at.locale),

@@ -33,13 +33,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
 
-  async function scheduledAt(trx: Trx, uid: string, documentId: string, at: LocaleScope) {
+  /** When the entry's publish waits for; outside a transaction when `trx` is null (a read for display). */
+  async function scheduledAt(trx: Trx | null, uid: string, documentId: string, at: LocaleScope) {
     const { name, column } = table();
-    const row = await knex()(name)
-      .transacting(trx)
+    const query = knex()(name)
       .select({ scheduledAt: column('scheduledAt') })
       .where(entryOf(uid, documentId, at))
       .first();
+    const row = await (trx ? query.transacting(trx) : query);
     return instantFromStored(row?.scheduledAt);
   }
 
@@ -113,6 +114,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   return {
+    scheduledAt,
+
     /**
      * The status a post write applies now and the publish it leaves waiting, for `input` on the
      * entry (none yet: `documentId` undefined). Without scheduling, or in a type without draft &
