@@ -287,7 +287,7 @@ const settingsPageSteps = [
         (await title.inputValue()) === 'Updated by the publisher',
         "the draft holds the publisher's title"
       );
-      await screenshot('13-content-manager-panel');
+      await screenshot('13-content-manager-panel', { docs: 'content-manager-panel' });
 
       await page.getByRole('button', { name: 'Restore' }).click();
       await page.getByText('Restored into the draft').waitFor();

@@ -312,4 +312,25 @@ describe(`editor changes on ${db}`, () => {
     );
     expect(panel.body.data).toMatchObject({ managed: true, scheduledAt: '2099-01-02T03:04:05.000Z' });
   });
+
+  test('policy draft: an update held for review is not published later either; its waiting publish is cancelled', async () => {
+    await choosePolicy('draft');
+    const id = await publishPost();
+    await editorPublishes(id, { title: 'The editor’s title' });
+    const panelOf = async () =>
+      (
+        await editor.request(
+          'GET',
+          `/publish-bridge/entries?uid=${encodeURIComponent(POST)}&documentId=${id}`
+        )
+      ).body.data;
+    const notes = await update(id, {
+      title: 'Platform title',
+      status: 'publish',
+      date: '2099-01-02 03:04:05',
+    });
+    expect(changedNote(notes)).toMatch(/went to the draft for review/);
+    expect(await panelOf()).not.toHaveProperty('scheduledAt');
+    expect((await version(id, 'published')).title).toBe('The editor’s title');
+  });
 });

@@ -19,7 +19,8 @@ const unwrap = <T>(response: { data: T }) => response.data;
  */
 const publishBridgeApi = adminApi
   .enhanceEndpoints({
-    addTagTypes: ['PublishBridgeSettings', 'PublishBridgeActivity', 'PublishBridgeEntry'],
+    // Document: the Content Manager's tag for its copy of a document, which a restore changes.
+    addTagTypes: ['PublishBridgeSettings', 'PublishBridgeActivity', 'PublishBridgeEntry', 'Document'],
   })
   .injectEndpoints({
     endpoints: (builder) => ({
@@ -63,7 +64,7 @@ const publishBridgeApi = adminApi
         transformResponse: unwrap<RestoredRevision>,
         invalidatesTags: (_result, _error, { model, documentId }) => [
           'PublishBridgeEntry',
-          { type: 'Document' as never, id: `${model}_${documentId}` },
+          { type: 'Document', id: `${model}_${documentId}` },
         ],
       }),
     }),

@@ -5,7 +5,7 @@ import type { Resource } from '../resources';
 import { toSlug } from '../utils/slug';
 import type { LocaleScope } from './locales';
 import type { Transaction } from './transactions';
-import type { EditorChangeDecision, EntityResult, MediaMap } from './types';
+import type { EntityResult, MediaMap } from './types';
 import { getService } from '../plugin';
 import { documentsOf } from '../database/documents';
 
@@ -49,8 +49,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    * Whether the update publishes or unpublishes the post: as its status says (none: as it is),
    * except that an update sent to the draft for review publishes nothing.
    */
-  function statusChange(status: PostUpdate['status'], published: boolean, decision: EditorChangeDecision) {
-    const forReview = decision.policy === 'draft' && decision.changed.length > 0;
+  function statusChange(status: PostUpdate['status'], published: boolean, forReview: boolean) {
     const wanted = resource().draftAndPublish && (status ? status === 'publish' : published);
     return {
       publish: wanted && !forReview,
@@ -78,13 +77,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const forDraft = await toUpdateData(decision.stored);
     const { data, notes } = forDraft;
     if (decision.note) notes.push(decision.note);
-    const timing = await schedules().timing(transaction, resource(), documentId, at, input);
+    const forReview = decision.policy === 'draft' && decision.changed.length > 0;
+    // An update held for review publishes nothing, later neither: a publish waiting for a date is cancelled.
+    const found = await schedules().timing(transaction, resource(), documentId, at, input);
+    const timing = found && forReview ? { status: input.status, publishAt: null } : found;
     const status = timing ? timing.status : input.status;
     if (input.source_id) await linkSource(transaction, input.source_id, documentId, at);
     // Read here, not from the rows the caller locked: a publish that committed while this request
     // waited for the lock replaced the published row by a new one, which that statement did not see.
     const published = await versions().isPublished(resource(), documentId, at);
-    const { publish, unpublish } = statusChange(status, published, decision);
+    const { publish, unpublish } = statusChange(status, published, forReview);
 
     let written: Record<string, unknown> | null | undefined;
     if (Object.keys(data).length > 0) {

@@ -4,6 +4,7 @@ import { publishDateToIso } from '../contract/dates';
 import type { PostUpdate } from '../contract/schemas';
 import { timingOf, type Timing } from '../contract/scheduling';
 import { documentsOf } from '../database/documents';
+import { contentTypeOf } from '../database/schemas';
 import { instantFromStored, storedInstant, tableOf } from '../database/tables';
 import type { Resource } from '../resources';
 import type { LocaleScope } from './locales';
@@ -56,7 +57,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     await getService(strapi, 'transactions').run(async ({ trx }: Transaction) => {
       const { name, column } = table();
       const exists =
-        Boolean(strapi.getModel(row.uid as never)) &&
+        Boolean(contentTypeOf(strapi, row.uid)) &&
         (await getService(strapi, 'identities').lockDocument(trx, row.uid, row.documentId, at));
       const claimed: number = await knex()(name)
         .transacting(trx)
