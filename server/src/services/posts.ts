@@ -58,6 +58,21 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   /**
+   * The status to apply and the publish `input` leaves waiting for its date. An update held for
+   * review publishes nothing, later neither: a publish waiting for a date is cancelled.
+   */
+  async function waitingPublish(
+    transaction: Transaction,
+    documentId: string,
+    at: LocaleScope,
+    input: PostUpdate,
+    forReview: boolean
+  ) {
+    const timing = await schedules().timing(transaction, resource(), documentId, at, input);
+    return timing && forReview ? { status: input.status, publishAt: null } : timing;
+  }
+
+  /**
    * Writes the fields `input` carries. Those an editor changed in Strapi since the platform last
    * sent them are written, kept or sent to the draft for review as the site's policy says (the
    * editor-changes service). The status is applied as sent, except that an update for review
@@ -78,9 +93,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const { data, notes } = forDraft;
     if (decision.note) notes.push(decision.note);
     const forReview = decision.policy === 'draft' && decision.changed.length > 0;
-    // An update held for review publishes nothing, later neither: a publish waiting for a date is cancelled.
-    const found = await schedules().timing(transaction, resource(), documentId, at, input);
-    const timing = found && forReview ? { status: input.status, publishAt: null } : found;
+    const timing = await waitingPublish(transaction, documentId, at, input, forReview);
     const status = timing ? timing.status : input.status;
     if (input.source_id) await linkSource(transaction, input.source_id, documentId, at);
     // Read here, not from the rows the caller locked: a publish that committed while this request
