@@ -29,14 +29,36 @@ export async function loginAs(site: Site, role: AdminRole): Promise<AdminClient>
   return loginWithRole(site, roleRow.id, role);
 }
 
-/** An admin user of a new role that holds exactly `actions` (e.g. "plugin::publish-bridge.settings.read"). */
-export async function loginWithPermissions(site: Site, actions: string[]): Promise<AdminClient> {
+/** One permission of a role: an action, optionally on a subject, limited to fields or by conditions. */
+export type PermissionSpec = {
+  action: string;
+  subject?: string;
+  properties?: { fields?: string[]; locales?: string[] };
+  conditions?: string[];
+};
+
+/**
+ * An admin user of a new role that holds exactly `permissions` (e.g.
+ * "plugin::publish-bridge.settings.read", or a Content Manager action on one type, limited).
+ */
+export async function loginWithPermissions(
+  site: Site,
+  permissions: Array<string | PermissionSpec>
+): Promise<AdminClient> {
   const admin = adminServices(site);
-  const name = `Only ${actions.join(', ')} ${randomBytes(4).toString('hex')}`;
+  const specs = permissions.map((permission) =>
+    typeof permission === 'string' ? { action: permission } : permission
+  );
+  const name = `Only ${specs.map(({ action }) => action).join(', ')} ${randomBytes(4).toString('hex')}`;
   const role = await admin.role.create({ name, description: 'Created by a test' });
   await admin.role.assignPermissions(
     role.id,
-    actions.map((action) => ({ action, subject: null, properties: {}, conditions: [] }))
+    specs.map(({ action, subject = null, properties = {}, conditions = [] }) => ({
+      action,
+      subject,
+      properties,
+      conditions,
+    }))
   );
   return loginWithRole(site, role.id, `role-${role.id}`);
 }

@@ -333,4 +333,58 @@ describe(`editor changes on ${db}`, () => {
     expect(await panelOf()).not.toHaveProperty('scheduledAt');
     expect((await version(id, 'published')).title).toBe('The editor’s title');
   });
+
+  test("revisions and the panel follow the Content Manager's own limits: fields, conditions, and edits a role may not make", async () => {
+    const id = await publishPost();
+    await editorPublishes(id, { title: 'The editor’s title' });
+    await update(id, { title: 'Platform title' });
+    const [revision] = (await revisionsOf(id)).body.data;
+    const onPosts = (action: string, extra: object = {}) => ({
+      action: `plugin::content-manager.explorer.${action}`,
+      subject: POST,
+      ...extra,
+    });
+
+    // Read and update limited to the excerpt: the title's revision shows nothing, and may not be restored.
+    const excerptOnly = await loginWithPermissions(site, [
+      'plugin::publish-bridge.logs.read',
+      onPosts('read', { properties: { fields: ['excerpt'] } }),
+      onPosts('update', { properties: { fields: ['excerpt'] } }),
+    ]);
+    const listed = await revisionsOf(id, excerptOnly);
+    expect(listed.status).toBe(200);
+    expect(listed.body.data).toEqual([expect.objectContaining({ id: revision.id, fields: {} })]);
+    expect((await restore(revision.id, excerptOnly)).status).toBe(403);
+    expect((await version(id, 'draft')).title).toBe('Platform title');
+
+    // Only the entries they created: the platform's post is not theirs.
+    const ownOnly = await loginWithPermissions(site, [
+      'plugin::publish-bridge.logs.read',
+      onPosts('read', { conditions: ['admin::is-creator'] }),
+      onPosts('update', { conditions: ['admin::is-creator'] }),
+    ]);
+    expect((await revisionsOf(id, ownOnly)).status).toBe(403);
+    const panel = await ownOnly.request(
+      'GET',
+      `/publish-bridge/entries?uid=${encodeURIComponent(POST)}&documentId=${id}`
+    );
+    expect(panel.status).toBe(403);
+    expect((await restore(revision.id, ownOnly)).status).toBe(403);
+
+    // Ids past what a database keeps, and types the site does not have, are refused, not 500.
+    expect((await restore(2_147_483_648)).status).toBe(400);
+    const unknownType = await editor.request(
+      'GET',
+      `/publish-bridge/revisions?uid=api::gone.gone&documentId=${id}`
+    );
+    expect(unknownType.status).toBe(404);
+  });
+
+  test('a deleted entry’s revision is spent once restored', async () => {
+    const id = await publishPost();
+    expect((await site.send('DELETE', `/posts/${id}`)).status).toBe(200);
+    const [deleted] = (await revisionsOf(id)).body.data;
+    expect((await restore(deleted.id)).status).toBe(200);
+    expect((await restore(deleted.id)).status).toBe(404);
+  });
 });

@@ -53,6 +53,14 @@ describe("a revision's values as they are written back", () => {
     });
   });
 
+  test('a zone entry whose id the entry now holds in another component type is made anew', () => {
+    const kept = { zone: [{ id: 1, __component: 'shared.quote', body: 'Kept' }] };
+    const current = { zone: [{ id: 1, __component: 'shared.rich-text', body: 'Other' }] };
+    expect(writableValues(kept, shapeOf, current)).toEqual({
+      zone: [{ __component: 'shared.quote', body: 'Kept' }],
+    });
+  });
+
   test('an attribute the type no longer has is left out', () => {
     expect(writableValues({ removed: 'x', title: 'T' }, shapeOf, null)).toEqual({ title: 'T' });
   });

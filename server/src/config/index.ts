@@ -113,9 +113,15 @@ export const pluginConfigSchema = z
     settingsCacheMs: z.number().int().min(0).max(60_000),
     /**
      * Revisions keep an entry's previous values before the plugin overwrites what an editor
-     * changed or deletes it; at most `keepPerEntry` per entry (and locale), the oldest dropped.
+     * changed or deletes it; at most `keepPerEntry` per entry (and locale), and `keepDeleted` of
+     * entries since deleted, the oldest dropped.
      */
-    revisions: z.object({ keepPerEntry: z.number().int().min(1).max(1_000) }).strict(),
+    revisions: z
+      .object({
+        keepPerEntry: z.number().int().min(1).max(1_000),
+        keepDeleted: z.number().int().min(1).max(1_000_000),
+      })
+      .strict(),
     /** The activity log keeps at most `maxEntries` rows, none older than `maxAgeDays`. */
     activityLog: z
       .object({
@@ -233,7 +239,7 @@ export default {
     adoptExistingEntries: false,
     settingsCacheMs: 2_000,
     activityLog: { maxEntries: 10_000, maxAgeDays: 30 },
-    revisions: { keepPerEntry: 20 },
+    revisions: { keepPerEntry: 20, keepDeleted: 1_000 },
     platform: { timeoutMs: 10_000, allowedHosts: [] },
     connectionTest: { timeoutMs: 10_000 },
     content: { maxBlocks: 2_000, markdownTimeoutMs: 5_000 },

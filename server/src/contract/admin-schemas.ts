@@ -108,4 +108,5 @@ export const revisionsQuerySchema = z
 /** GET /revisions, GET /entries */
 export type RevisionsQuery = z.input<typeof revisionsQuerySchema>;
 
-export const revisionIdSchema = z.coerce.number().int().positive();
+/** A row id: databases keep them as 32-bit integers. */
+export const revisionIdSchema = z.coerce.number().int().positive().max(2_147_483_647);

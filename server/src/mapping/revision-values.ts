@@ -15,13 +15,15 @@ const isObject = (value: unknown): value is Values =>
 
 const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : value == null ? [] : [value]);
 
-/** The ids of the components the entry holds now in one attribute. */
-const idsOf = (value: unknown) => new Set(asList(value).flatMap((item) => (isObject(item) ? [item.id] : [])));
+/** The components the entry holds now in one attribute, by type and id (a zone's types share ids). */
+const keyOf = (item: Values) => `${String(item.__component ?? '')}#${String(item.id)}`;
+const heldOf = (value: unknown) =>
+  new Set(asList(value).flatMap((item) => (isObject(item) ? [keyOf(item)] : [])));
 
-function componentBack(value: unknown, currentIds: Set<unknown>): unknown {
+function componentBack(value: unknown, held: Set<string>): unknown {
   if (!isObject(value)) return value;
-  const { id, ...rest } = value;
-  return currentIds.has(id) ? value : rest;
+  const { id: _id, ...rest } = value;
+  return held.has(keyOf(value)) ? value : rest;
 }
 
 export function writableValue(value: unknown, shape: AttributeShape, current: unknown): unknown {
@@ -38,10 +40,10 @@ export function writableValue(value: unknown, shape: AttributeShape, current: un
     }
     case 'component':
     case 'dynamiczone': {
-      const currentIds = idsOf(current);
+      const held = heldOf(current);
       return Array.isArray(value)
-        ? value.map((item) => componentBack(item, currentIds))
-        : componentBack(value, currentIds);
+        ? value.map((item) => componentBack(item, held))
+        : componentBack(value, held);
     }
     default:
       return value;

@@ -4,6 +4,7 @@ import authors from './authors';
 import blogCategories from './blog-categories';
 import categories from './categories';
 import connectionTest from './connection-test';
+import contentAccess from './content-access';
 import editorChanges from './editor-changes';
 import entities from './entities';
 import fields from './fields';
@@ -38,6 +39,7 @@ export default {
   'blog-categories': blogCategories,
   categories,
   'connection-test': connectionTest,
+  'content-access': contentAccess,
   'editor-changes': editorChanges,
   entities,
   fields,

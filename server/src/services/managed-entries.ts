@@ -26,26 +26,37 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return undefined;
   }
 
-  async function sourceIdOf(resource: Resource, documentId: string, at: LocaleScope) {
+  async function sourceIdOf(
+    resource: Resource,
+    documentId: string,
+    at: LocaleScope,
+    readable: (attribute: string) => boolean
+  ) {
     const attribute = resource.fields.source_id?.attribute;
-    if (!attribute) return undefined;
+    if (!attribute || !readable(attribute)) return undefined;
     const entry = await documentsOf(strapi, resource.uid).findOne({ documentId, ...at, fields: [attribute] });
     return (entry?.[attribute] as string | null) ?? undefined;
   }
 
   return {
-    async panel(uid: string, documentId: string, locale?: string): Promise<ManagedEntryPanel> {
+    /** `readable` says which attributes the admin may read (the Content Manager's field permissions). */
+    async panel(
+      uid: string,
+      documentId: string,
+      locale: string | undefined,
+      readable: (attribute: string) => boolean
+    ): Promise<ManagedEntryPanel> {
       const resource = await managingResource(uid, documentId);
       if (!resource) return { managed: false };
       const at: LocaleScope = locale ? { locale } : await getService(strapi, 'locales').scopeOf(resource);
       const scheduledAt = await getService(strapi, 'schedules').scheduledAt(null, uid, documentId, at);
       return {
         managed: true,
-        sourceId: await sourceIdOf(resource, documentId, at),
+        sourceId: await sourceIdOf(resource, documentId, at, readable),
         ...(scheduledAt ? { scheduledAt: scheduledAt.toISOString() } : {}),
         lastDelivery: await getService(strapi, 'activity').latestFor(documentId),
         changedByEditors: await getService(strapi, 'editor-changes').changedSince(resource, documentId, at),
-        revisions: await getService(strapi, 'revisions').list(uid, documentId, at.locale),
+        revisions: await getService(strapi, 'revisions').list(uid, documentId, at.locale, readable),
       };
     },
   };

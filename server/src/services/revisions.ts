@@ -2,7 +2,7 @@ import type { Core } from '@strapi/strapi';
 import type { RevisionItem } from '../contract/admin-api';
 import { UIDS } from '../constants';
 import { documentsOf } from '../database/documents';
-import { rowsOf } from '../database/schemas';
+import { contentTypeOf, rowsOf } from '../database/schemas';
 import type { FieldTarget } from '../mapping/resolve';
 import { writableValues } from '../mapping/revision-values';
 import type { Resource } from '../resources';
@@ -25,6 +25,16 @@ export const attributesOfField = (target: FieldTarget): string[] =>
   target.adapter === 'seoFields'
     ? Object.values(target.seo ?? {}).flatMap((part) => (part ? [part.attribute] : []))
     : [target.attribute];
+
+/** The kept fields with only the attributes `readable` lets through; a field left with none goes. */
+function readableFields(fields: Record<string, Values>, readable: (attribute: string) => boolean) {
+  return Object.fromEntries(
+    Object.entries(fields).flatMap(([field, values]) => {
+      const shown = Object.entries(values).filter(([attribute]) => readable(attribute));
+      return shown.length > 0 ? [[field, Object.fromEntries(shown)]] : [];
+    })
+  );
+}
 
 const parsed = (fields: RevisionRow['fields']): Record<string, Values> =>
   (typeof fields === 'string' ? JSON.parse(fields) : fields) ?? {};
@@ -64,6 +74,22 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         offset: keepPerEntry,
       });
       if (older.length > 0) await rows().deleteMany({ where: { id: { $in: older.map(({ id }) => id) } } });
+      if (reason === 'delete') await this.pruneDeleted();
+    },
+
+    /**
+     * Revisions of deleted entries are capped across all entries (`revisions.keepDeleted`): the
+     * per-entry cap never applies to them, since each delete leaves an entry that is gone.
+     */
+    async pruneDeleted(): Promise<void> {
+      const older = await rows().findMany({
+        where: { reason: 'delete' },
+        select: ['id'],
+        orderBy: [{ id: 'desc' }],
+        offset: pluginConfig(strapi).revisions.keepDeleted,
+        limit: 1000,
+      });
+      if (older.length > 0) await rows().deleteMany({ where: { id: { $in: older.map(({ id }) => id) } } });
     },
 
     /** The values of the given fields in `stored` (a document read with those attributes). */
@@ -90,28 +116,37 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         await this.keep(resource, documentId, at, 'delete', this.valuesOf(resource, fields, stored));
     },
 
-    /** The entry's revisions, newest first. */
-    async list(uid: string, documentId: string, locale = ''): Promise<RevisionItem[]> {
+    /** The entry's revisions, newest first, with the attributes `readable` lets through. */
+    async list(
+      uid: string,
+      documentId: string,
+      locale: string | undefined,
+      readable: (attribute: string) => boolean
+    ): Promise<RevisionItem[]> {
       const found = await rows().findMany({
-        where: entryOf(uid, documentId, { locale: locale || undefined }),
+        where: entryOf(uid, documentId, { locale }),
         orderBy: [{ id: 'desc' }],
       });
       return found.map(({ id, createdAt, reason, fields }) => ({
         id,
         createdAt: new Date(createdAt).toISOString(),
         reason,
-        fields: parsed(fields),
+        fields: readableFields(parsed(fields), readable),
       }));
     },
 
-    /** Where a restore of the revision would write: its entry, and whether that entry still exists. */
-    async targetOf(id: number): Promise<{ uid: string; exists: boolean } | null> {
+    /**
+     * What a restore of the revision would write, and where: its entry and the attributes it
+     * holds. None for a revision that does not exist, or whose type the site no longer has.
+     */
+    async targetOf(
+      id: number
+    ): Promise<{ uid: string; documentId: string; locale?: string; attributes: string[] } | null> {
       const revision = await rows().findOne({ where: { id } });
-      if (!revision) return null;
+      if (!revision || !contentTypeOf(strapi, revision.contentType)) return null;
+      const attributes = Object.values(parsed(revision.fields)).flatMap((values) => Object.keys(values));
       const { contentType: uid, entryDocumentId: documentId, entryLocale } = revision;
-      const at: LocaleScope = entryLocale ? { locale: entryLocale } : {};
-      const found = await documentsOf(strapi, uid).findOne({ documentId, ...at, fields: ['documentId'] });
-      return { uid, exists: Boolean(found) };
+      return { uid, documentId, locale: entryLocale || undefined, attributes };
     },
 
     /**
@@ -136,6 +171,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           return { documentId, recreated: false };
         }
         const created = await documents.create({ ...at, data });
+        // Spent: restoring it again would make the entry a second time.
+        await rows().delete({ where: { id } });
         return { documentId: created.documentId, recreated: true };
       });
     },
