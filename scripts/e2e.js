@@ -42,7 +42,7 @@ const ARTIFACTS_DIR = path.join(ROOT, 'test', 'artifacts', 'e2e');
 const DOCS_SCREENSHOTS = process.argv.includes('--docs-screenshots');
 const DOCS_DIR = path.join(ROOT, 'docs', 'screenshots');
 /** The pictures the README shows; a docs run fails unless the steps took each of them. */
-const DOCS_NAMES = ['connection', 'activity', 'delivery-log'];
+const DOCS_NAMES = ['connection', 'activity', 'delivery-log', 'content-manager-panel'];
 const DOCS_PORT = 1337;
 /** Space kept below a docs picture's last card: less than the gap before the next card. */
 const DOCS_BOTTOM_MARGIN = 16;
