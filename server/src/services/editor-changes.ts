@@ -6,7 +6,6 @@ import type { LocaleScope } from './locales';
 import type { Transaction } from './transactions';
 import type { ContractInput, EditorChangeDecision } from './types';
 import { getService } from '../plugin';
-import { documentsOf } from '../database/documents';
 
 const without = (input: ContractInput, fields: string[]) =>
   Object.fromEntries(Object.entries(input).filter(([field]) => !fields.includes(field)));
@@ -39,8 +38,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
     const kept = await fingerprints.stored(null, resource, documentId, at);
     const written = Object.keys(kept);
     if (written.length === 0) return [];
-    const populate = fingerprints.populateOf(resource.uid, fingerprintedAttributes(written, kept));
-    const stored = await documentsOf(strapi, resource.uid).findOne({ documentId, ...at, populate });
+    const attributes = fingerprintedAttributes(written, kept);
+    const stored = await getService(strapi, 'fields').storedValues(resource, documentId, at, {}, attributes);
     return stored ? fingerprints.changed(resource, written, kept, stored) : [];
   },
 

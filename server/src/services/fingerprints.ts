@@ -21,6 +21,23 @@ export function managedEntryOf(strapi: Core.Strapi, uid: string, documentId: str
   };
 }
 
+/** One column of the entry's managed-entry row; outside a transaction when `trx` is null (a read for display). */
+export async function managedEntryValue(
+  strapi: Core.Strapi,
+  trx: Trx | null,
+  uid: string,
+  documentId: string,
+  at: LocaleScope,
+  attribute: 'fingerprints' | 'scheduledAt'
+): Promise<unknown> {
+  const { name, column } = tableOf(strapi, UIDS.managedEntry);
+  const query = (strapi.db.connection as Knex)(name)
+    .select({ value: column(attribute) })
+    .where(managedEntryOf(strapi, uid, documentId, at))
+    .first();
+  return (await (trx ? query.transacting(trx) : query))?.value;
+}
+
 /**
  * What the plugin last wrote into each entry it manages, kept as a fingerprint per contract field
  * (see mapping/fingerprints.ts), one row per entry and locale. Written in the transaction of the
@@ -43,13 +60,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       documentId: string,
       at: LocaleScope
     ): Promise<Fingerprints> {
-      const { name, column } = table();
-      const query = knex()(name)
-        .select({ fingerprints: column('fingerprints') })
-        .where(entryOf(resource, documentId, at))
-        .first();
-      const row = await (trx ? query.transacting(trx) : query);
-      const value = row?.fingerprints;
+      const value = await managedEntryValue(strapi, trx, resource.uid, documentId, at, 'fingerprints');
       return (typeof value === 'string' ? JSON.parse(value) : value) ?? {};
     },
 

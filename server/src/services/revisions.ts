@@ -54,6 +54,18 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     entryLocale: at.locale ?? '',
   });
 
+  /** Deletes the revisions `where` selects past the newest `keep` (at most 1,000 at a time). */
+  async function dropPast(where: Record<string, unknown>, keep: number) {
+    const older = await rows().findMany({
+      where,
+      select: ['id'],
+      orderBy: [{ id: 'desc' }],
+      offset: keep,
+      limit: 1000,
+    });
+    if (older.length > 0) await rows().deleteMany({ where: { id: { $in: older.map(({ id }) => id) } } });
+  }
+
   return {
     /** Keeps `fields` (contract field → attribute → value as read) and drops the oldest past the limit. */
     async keep(
@@ -66,30 +78,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       if (Object.keys(fields).length === 0) return;
       const entry = entryOf(resource.uid, documentId, at);
       await rows().create({ data: { ...entry, reason, fields } });
-      const { keepPerEntry } = pluginConfig(strapi).revisions;
-      const older = await rows().findMany({
-        where: entry,
-        select: ['id'],
-        orderBy: [{ id: 'desc' }],
-        offset: keepPerEntry,
-      });
-      if (older.length > 0) await rows().deleteMany({ where: { id: { $in: older.map(({ id }) => id) } } });
-      if (reason === 'delete') await this.pruneDeleted();
-    },
-
-    /**
-     * Revisions of deleted entries are capped across all entries (`revisions.keepDeleted`): the
-     * per-entry cap never applies to them, since each delete leaves an entry that is gone.
-     */
-    async pruneDeleted(): Promise<void> {
-      const older = await rows().findMany({
-        where: { reason: 'delete' },
-        select: ['id'],
-        orderBy: [{ id: 'desc' }],
-        offset: pluginConfig(strapi).revisions.keepDeleted,
-        limit: 1000,
-      });
-      if (older.length > 0) await rows().deleteMany({ where: { id: { $in: older.map(({ id }) => id) } } });
+      const { keepPerEntry, keepDeleted } = pluginConfig(strapi).revisions;
+      await dropPast(entry, keepPerEntry);
+      // The per-entry cap never reaches revisions of deleted entries (each delete leaves an entry
+      // that is gone), so they are capped across all entries.
+      if (reason === 'delete') await dropPast({ reason: 'delete' }, keepDeleted);
     },
 
     /** The values of the given fields in `stored` (a document read with those attributes). */
@@ -110,8 +103,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     async keepBeforeDelete(resource: Resource, documentId: string, at: LocaleScope): Promise<void> {
       const fields = Object.keys(resource.fields);
       const attributes = fields.flatMap((field) => attributesOfField(resource.fields[field]));
-      const populate = getService(strapi, 'fingerprints').populateOf(resource.uid, attributes);
-      const stored = await documentsOf(strapi, resource.uid).findOne({ documentId, ...at, populate });
+      const stored = await getService(strapi, 'fields').storedValues(
+        resource,
+        documentId,
+        at,
+        {},
+        attributes
+      );
       if (stored)
         await this.keep(resource, documentId, at, 'delete', this.valuesOf(resource, fields, stored));
     },

@@ -9,7 +9,7 @@ import { instantFromStored, storedInstant, tableOf } from '../database/tables';
 import type { Resource } from '../resources';
 import type { LocaleScope } from './locales';
 import type { Transaction } from './transactions';
-import { managedEntryOf } from './fingerprints';
+import { managedEntryOf, managedEntryValue } from './fingerprints';
 import { getService, pluginConfig } from '../plugin';
 
 type Knex = any;
@@ -36,13 +36,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   /** When the entry's publish waits for; outside a transaction when `trx` is null (a read for display). */
   async function scheduledAt(trx: Trx | null, uid: string, documentId: string, at: LocaleScope) {
-    const { name, column } = table();
-    const query = knex()(name)
-      .select({ scheduledAt: column('scheduledAt') })
-      .where(entryOf(uid, documentId, at))
-      .first();
-    const row = await (trx ? query.transacting(trx) : query);
-    return instantFromStored(row?.scheduledAt);
+    return instantFromStored(await managedEntryValue(strapi, trx, uid, documentId, at, 'scheduledAt'));
   }
 
   /**
