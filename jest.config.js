@@ -20,6 +20,9 @@ module.exports = {
       displayName: 'integration',
       testEnvironment: 'node',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      // Every test site's database starts as a copy of one made here (first boots cost seconds).
+      globalSetup: '<rootDir>/test/helpers/template-database.ts',
+      globalTeardown: '<rootDir>/test/helpers/template-database-teardown.ts',
       transform: { '^.+\\.tsx?$': tsJest },
       testEnvironmentOptions,
     },

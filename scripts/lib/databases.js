@@ -48,11 +48,31 @@ async function runOnServer(connect, sql) {
 }
 
 /**
+ * MariaDB has no CREATE DATABASE … TEMPLATE: each table is made from the template's own
+ * definition (its indexes and foreign keys included) and filled from the template's rows.
+ */
+async function copyMariadbTables(connection, template, name) {
+  await connection.query('SET FOREIGN_KEY_CHECKS = 0');
+  await connection.query(`USE \`${name}\``);
+  const [tables] = await connection.query(
+    "SELECT TABLE_NAME AS name FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE'",
+    [template]
+  );
+  for (const { name: table } of tables) {
+    const [[definition]] = await connection.query(`SHOW CREATE TABLE \`${template}\`.\`${table}\``);
+    await connection.query(definition['Create Table']);
+    await connection.query(`INSERT INTO \`${table}\` SELECT * FROM \`${template}\`.\`${table}\``);
+  }
+}
+
+/**
  * @param {'sqlite' | 'postgres' | 'mariadb'} client
  * @param {string} prefix the start of the database's name, e.g. pb_test
+ * @param {string} [template] a database of the same client to start as a copy of (its name, or
+ *   for SQLite its file), instead of empty
  * @returns {Promise<{ client: 'sqlite' | 'postgres' | 'mariadb', label: string, env: Record<string, string>, drop(): Promise<void> }>}
  */
-async function createDatabase(client, prefix) {
+async function createDatabase(client, prefix, template) {
   if (!CLIENTS.includes(client))
     throw new Error(`The database must be ${CLIENTS.join(', ')}, not "${client}".`);
   const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
@@ -64,7 +84,7 @@ async function createDatabase(client, prefix) {
         await admin.connect();
         return admin;
       }, sql);
-    await onServer(`CREATE DATABASE ${name}`);
+    await onServer(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
     return {
       client,
       label: `PostgreSQL (${PG.host}:${PG.port})`,
@@ -74,8 +94,17 @@ async function createDatabase(client, prefix) {
   }
   if (client === 'mariadb') {
     const mysql = driver('mysql2/promise');
-    const onServer = (sql) => runOnServer(() => mysql.createConnection({ ...MARIADB, password: '' }), sql);
+    const connect = () => mysql.createConnection({ ...MARIADB, password: '' });
+    const onServer = (sql) => runOnServer(connect, sql);
     await onServer(`CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+    if (template) {
+      const connection = await connect();
+      try {
+        await copyMariadbTables(connection, template, name);
+      } finally {
+        await connection.end();
+      }
+    }
     return {
       client,
       label: `MariaDB (${MARIADB.host}:${MARIADB.port})`,
@@ -85,6 +114,7 @@ async function createDatabase(client, prefix) {
   }
   // Strapi resolves the filename to a path, so ':memory:' would become a shared file: use a temporary one.
   const filename = path.join(os.tmpdir(), `${name}.db`);
+  if (template) await fs.copyFile(template, filename);
   return {
     client,
     label: 'SQLite (temporary file)',

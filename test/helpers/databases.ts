@@ -4,7 +4,8 @@ export { PG };
 
 /**
  * The database a test run targets, from TEST_DB (sqlite, postgres or mariadb). Each booted
- * site gets a database of its own, created here and dropped afterwards.
+ * site gets a database of its own, created here and dropped afterwards: a copy of the run's
+ * template (test/helpers/template-database.ts) when jest made one, else an empty one.
  */
 export type TestDatabase = Awaited<ReturnType<typeof createDatabase>>;
 
@@ -16,8 +17,11 @@ export const testDatabaseClient = (): TestDatabase['client'] => {
   return value as TestDatabase['client'];
 };
 
+/** Where the template's name (or SQLite file) is passed from jest's global setup to its workers. */
+export const TEMPLATE_VARIABLE = 'PB_TEST_TEMPLATE_DATABASE';
+
 export const createTestDatabase = (): Promise<TestDatabase> =>
-  createDatabase(testDatabaseClient(), 'pb_test');
+  createDatabase(testDatabaseClient(), 'pb_test', process.env[TEMPLATE_VARIABLE]);
 
 /**
  * What a failover or restart does to a site's database, done to one test database alone so
@@ -121,7 +125,8 @@ export async function connectDatabaseFaults(database: TestDatabase): Promise<Dat
           const killed = await Promise.all(rows.map((row: { id: number }) => kill(row.id)));
           return {
             killed: killed.reduce((sum, count) => sum + count, 0),
-            inTransaction: rows.filter((row: { in_transaction: number }) => Number(row.in_transaction) === 1).length,
+            inTransaction: rows.filter((row: { in_transaction: number }) => Number(row.in_transaction) === 1)
+              .length,
           };
         },
         async refuseConnections() {

@@ -130,6 +130,19 @@ async function main() {
       return typeof latest?.notes === 'string' ? JSON.parse(latest.notes) : (latest?.notes ?? []);
     },
 
+    /** Drops the indexes the plugin added (`…_pb_idx`), as if it had never started on this database. */
+    async dropPluginIndexes() {
+      const dropped = [];
+      for (const { tableName } of strapi.db.metadata.values()) {
+        for (const { name } of await strapi.db.dialect.schemaInspector.getIndexes(tableName)) {
+          if (!name.endsWith('_pb_idx')) continue;
+          await strapi.db.connection.schema.alterTable(tableName, (table) => table.dropIndex([], name));
+          dropped.push(name);
+        }
+      }
+      return dropped;
+    },
+
     async stop() {
       await strapi.destroy();
       setImmediate(() => process.exit(0));
