@@ -7,7 +7,8 @@
  *   node scripts/bench.js --db mariadb         a fresh database on 127.0.0.1:3306 (MARIADB_HOST, ...)
  *   --connections 8 --rounds 8 --seconds 3     load shape (fixed concurrency; seconds per side per round)
  *   --items 100000                             published posts, categories and products (mixed) added for D
- *                                              (paging), with the server stopped
+ *                                              and H (paging), with the server stopped; A runs again after
+ *                                              them, for how a create's cost grows with the site
  *   --fill-first                               add them before anything else, so A to C also run on a big site
  *   --only A,C                                 run some scenarios only (F is the slowest; G alone takes ~30 s)
  *   --cpu-prof DIR                             start the server with node --cpu-prof, profile written to DIR
@@ -23,15 +24,19 @@
  */
 'use strict';
 
+const { spawnSync } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { isDeepStrictEqual } = require('node:util');
 const { createDatabase } = require('./lib/databases');
+const { ensureBuilds } = require('./lib/example-site');
 const { alternate, run } = require('./bench/measure');
 const { runNode, startServer } = require('./bench/server');
 const { allRefused, unauthenticatedBodies } = require('./bench/unauthenticated-bodies');
+const { startImageHost } = require('./bench/image-host');
+const { walkErrors, walkPages } = require('./bench/walk');
 const {
   AUTHORS,
   CATEGORIES,
@@ -46,19 +51,31 @@ const {
 
 const PREFIX = '/api/publish-bridge';
 const KEY = `pb_bench_${randomBytes(16).toString('hex')}`;
-const SCENARIOS = ['A', 'B', 'C', 'D', 'E', 'F', 'G'];
+const SCENARIOS = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H', 'I'];
 const UPDATE_POOL = 200;
 const MEMORY_FIRST = 500;
 const MEMORY_TOTAL = 5_000;
+/** H: the page size the publisher's full sync asks for (the contract's largest). */
+const WALK_PER_PAGE = 250;
+/** I: how long the image host takes to answer each image, and the images of the bigger post. */
+const IMAGE_DELAY_MS = 200;
+const IMAGES_PER_POST = 10;
 
 const TARGETS = {
   create_ratio: { max: 1.1 },
   full_create_ratio: { max: 1.5 },
   update_ratio: { max: 1.15 },
+  // A create on the filled site over one on the site before the fill; where Strapi's own create
+  // grows more than 10 %, the plugin's may grow as much as it does, and 5 % more.
+  growth_ratio: { max: 1.15, orTimes: { of: 'native_growth_ratio', factor: 1.05 } },
   paging_ratio: { max: 1.3 },
   // Server CPU is the whole cost only where the database runs inside the server process.
   pages_cpu_ms: { max: 5, databases: ['sqlite'] },
   reject_speedup: { min: 5 },
+  // H: items present before a walk that a walk during publishing missed or saw twice.
+  walk_errors: { max: 0 },
+  // I: a post with IMAGES_PER_POST slow images over the same post with one (downloads in parallel).
+  images_ratio: { max: 2.0 },
   rss_growth_mb: { max: 50 },
   unauthenticated_peak_rss_growth_mb: { max: 50 },
 };
@@ -72,8 +89,28 @@ const SECRETS = {
   ENCRYPTION_KEY: 'bench-encryption-key-0123456789abcdef',
 };
 
+/** Figures the JSON line and the table report beside the targets' own. */
+const FIGURES = [...Object.keys(TARGETS), 'native_growth_ratio', 'walk_s'];
+
 /** A target names the databases it holds on when it does not hold on every one. */
 const checkedOn = (target, db) => !target.databases || target.databases.includes(db);
+
+/** Whether a figure meets its target: true, false, or null when it has none here or was not measured. */
+function verdict(name, ratios, db) {
+  const target = TARGETS[name];
+  const value = ratios[name];
+  if (!target || value === null || !checkedOn(target, db)) return null;
+  if (target.min !== undefined) return value >= target.min;
+  const other = target.orTimes && ratios[target.orTimes.of];
+  return value <= target.max || (Number.isFinite(other) && value <= target.orTimes.factor * other);
+}
+
+function targetText(target) {
+  if (!target) return '';
+  if (target.min !== undefined) return `>= ${target.min}`;
+  const alternative = target.orTimes ? ` or <= ${target.orTimes.factor} x ${target.orTimes.of}` : '';
+  return `<= ${target.max}${alternative}`;
+}
 
 class BenchError extends Error {}
 
@@ -118,6 +155,12 @@ function parseArguments(argv) {
 }
 
 const progress = (message) => process.stderr.write(`[bench] ${message}\n`);
+
+/** Runs a build to completion, its output on stderr: stdout carries only the bench's results. */
+function runBuild(command, args, { cwd, env }) {
+  const { status } = spawnSync(command, args, { cwd, env, stdio: ['ignore', 2, 2] });
+  if (status !== 0) throw new BenchError(`${[command, ...args].join(' ')} failed (exit ${status}).`);
+}
 
 async function fetchJson(url, init) {
   const response = await fetch(url, init);
@@ -256,7 +299,7 @@ function formatRow(cells, widths) {
 
 const fixed = (value, digits) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
 
-function report({ options, database, sides, memory, strangers, ratios, fill, machine }) {
+function report({ options, database, sides, memory, strangers, walk, ratios, fill, machine }) {
   const lines = [];
   lines.push('');
   lines.push(
@@ -303,23 +346,25 @@ function report({ options, database, sides, memory, strangers, ratios, fill, mac
         `server RSS ${strangers.beforeMb.toFixed(1)} MB before, peak ${strangers.peakMb.toFixed(1)} MB while they sent (${JSON.stringify(strangers.outcomes)})`
     );
   }
-  lines.push('');
-  lines.push(formatRow(['ratio', '', 'value', 'target', 'result'], [34, 0, 8, 8, 6]));
-  for (const [name, target] of Object.entries(TARGETS)) {
-    const value = ratios[name];
-    const met =
-      value === null || !checkedOn(target, options.db)
-        ? 'n/a'
-        : target.max !== undefined
-          ? value <= target.max
-          : value >= target.min;
-    const wanted = target.max !== undefined ? `<= ${target.max}` : `>= ${target.min}`;
+  if (walk) {
+    const { alone, during } = walk;
+    const added = during.seen.size - [...alone.seen.keys()].filter((key) => during.seen.has(key)).length;
     lines.push(
-      formatRow(
-        [name, '', value ?? 'n/a', wanted, met === 'n/a' ? met : met ? 'met' : 'MISSED'],
-        [34, 0, 8, 8, 6]
-      )
+      `H walk (per_page=${WALK_PER_PAGE}): ${alone.seen.size.toLocaleString('en-US')} items in ${alone.pages} pages, ${alone.seconds.toFixed(1)} s; ` +
+        `again while ${walk.published} posts were published: ${during.pages} pages, ${during.seconds.toFixed(1)} s, ` +
+        `${added} new items seen, ${walk.missed.length} missed, ${walk.repeated.length} seen twice` +
+        (walk.missed.length + walk.repeated.length > 0
+          ? ` (e.g. ${[...walk.missed, ...walk.repeated].slice(0, 3).join(', ')})`
+          : '')
     );
+  }
+  lines.push('');
+  const figureWidths = [34, 0, 8, 44, 6];
+  lines.push(formatRow(['figure', '', 'value', 'target', 'result'], figureWidths));
+  for (const name of FIGURES) {
+    const met = verdict(name, ratios, options.db);
+    const result = met === null ? (TARGETS[name] ? 'n/a' : '') : met ? 'met' : 'MISSED';
+    lines.push(formatRow([name, '', ratios[name] ?? 'n/a', targetText(TARGETS[name]), result], figureWidths));
   }
   lines.push('');
   return lines.join('\n');
@@ -344,6 +389,8 @@ async function main() {
     PUBLISH_BRIDGE_DEMO_SEED: 'false',
     PUBLISH_BRIDGE_CONTENT_TYPES: 'site',
     PUBLISH_BRIDGE_API_KEY: KEY,
+    // I's image host listens on loopback, which the download guard refuses unless allowed.
+    PUBLISH_BRIDGE_MEDIA_ALLOWED_HOSTS: '127.0.0.1',
   };
   let server;
   const resultFile = path.join(os.tmpdir(), `pb-bench-setup-${process.pid}.json`);
@@ -357,6 +404,8 @@ async function main() {
       server = await startServer(env, { cpuProfileDir: options.cpuProf });
       return server.baseUrl;
     };
+    // `strapi start` runs the example from example/dist, which a fresh checkout does not have.
+    await ensureBuilds({ env, run: runBuild, log: progress });
     const firstFill = options.fillFirst ? options.items : 0;
     progress(`${database.label}: creating the schema, an API token and ${firstFill} published items...`);
     const { apiToken, filled } = await setup(firstFill);
@@ -383,9 +432,10 @@ async function main() {
       });
     };
     const sides = [];
-    const ratios = Object.fromEntries(Object.keys(TARGETS).map((name) => [name, null]));
+    const ratios = Object.fromEntries(FIGURES.map((name) => [name, null]));
     let memory;
     let strangers;
+    let walk;
 
     if (wants('G')) {
       progress('G: 50 clients with a wrong key each sending a 10 MB body at once...');
@@ -421,13 +471,15 @@ async function main() {
       ratios.rss_growth_mb = round(after5000.rss - after500.rss, 1);
     }
 
-    const measure = async (title, sideList) => {
+    /** `shape` overrides the load's, e.g. `{ connections: 1 }` for latency alone. */
+    const measure = async (title, sideList, shape = {}) => {
       for (const side of sideList) {
-        if (options.warmup > 0) await run({ ...load, seconds: options.warmup, ...side });
+        if (options.warmup > 0) await run({ ...load, ...shape, seconds: options.warmup, ...side });
       }
       progress(`${title}: ${options.rounds} rounds of ${sideList.map((s) => s.name).join(' / ')}...`);
       const stats = await alternate({
         ...load,
+        ...shape,
         sides: sideList,
         rounds: options.rounds,
         seconds: options.seconds,
@@ -446,23 +498,29 @@ async function main() {
       return stats;
     };
 
+    /** A's two sides; `at` names the site's size in the table when A runs again on the filled site. */
+    const createSides = (at = '') => [
+      {
+        name: `A plugin${at}`,
+        scenario: `A create: POST /posts${at}`,
+        label: 'plugin',
+        next: pluginCreate,
+        expect: [200],
+      },
+      {
+        name: `A native${at}`,
+        scenario: `A create: POST /api/articles${at}`,
+        label: 'native',
+        next: nativeCreate,
+        expect: [201],
+      },
+    ];
+    /** Seconds per create of each side before the fill, for growth_ratio. */
+    let createBeforeFill;
+
     if (wants('A') || wants('B') || wants('E')) {
-      const sideList = [
-        {
-          name: 'A plugin',
-          scenario: 'A create: POST /posts',
-          label: 'plugin',
-          next: pluginCreate,
-          expect: [200],
-        },
-        {
-          name: 'A native',
-          scenario: 'A create: POST /api/articles',
-          label: 'native',
-          next: nativeCreate,
-          expect: [201],
-        },
-      ];
+      // B and E are compared with A, which runs with them.
+      const sideList = createSides();
       if (wants('B')) {
         const related = await nativeRelated(baseUrl, client);
         sideList.push(
@@ -497,7 +555,11 @@ async function main() {
       }
       const stats = await measure('A/B/E', sideList);
       const perRequest = (name) => 1 / stats[name].rps;
-      if (wants('A')) ratios.create_ratio = round(perRequest('A plugin') / perRequest('A native'));
+      if (wants('A')) {
+        ratios.create_ratio = round(perRequest('A plugin') / perRequest('A native'));
+        if (!options.fillFirst)
+          createBeforeFill = { plugin: perRequest('A plugin'), native: perRequest('A native') };
+      }
       if (wants('B')) ratios.full_create_ratio = round(perRequest('B plugin') / perRequest('A native'));
       if (wants('E')) ratios.reject_speedup = round(stats['E forged'].rps / stats['A plugin'].rps, 1);
     }
@@ -551,11 +613,52 @@ async function main() {
       ratios.update_ratio = round(1 / stats['C plugin'].rps / (1 / stats['C native'].rps));
     }
 
-    if (wants('D') && !options.fillFirst) {
+    if (wants('I')) {
+      const host = await startImageHost({ delayMs: IMAGE_DELAY_MS });
+      try {
+        // Every image a URL of its own, so each publish downloads all of its images.
+        const postWithImages = (count) => () => {
+          const n = next();
+          const figures = Array.from(
+            { length: count },
+            (_, i) => `<p><img src="${host.url}/${runTag}/${n}/${i}.png" alt="Figure ${i + 1}"></p>`
+          );
+          return client.plugin('POST', '/posts', {
+            ...createBody(runTag, n),
+            content: figures.join('') + HTML,
+          });
+        };
+        const stats = await measure(
+          `I (images answered after ${IMAGE_DELAY_MS} ms, one publish at a time)`,
+          [
+            {
+              name: 'I one image',
+              scenario: 'I publish with images: POST /posts',
+              label: '1 image',
+              next: postWithImages(1),
+              expect: [200],
+            },
+            {
+              name: 'I many images',
+              scenario: 'I publish with images: POST /posts',
+              label: `${IMAGES_PER_POST} images`,
+              next: postWithImages(IMAGES_PER_POST),
+              expect: [200],
+            },
+          ],
+          { connections: 1 }
+        );
+        ratios.images_ratio = round(stats['I many images'].median / stats['I one image'].median);
+      } finally {
+        await host.close();
+      }
+    }
+
+    if ((wants('D') || wants('H')) && !options.fillFirst) {
       // Filled only now, so that A to C ran on the site their own publishes built.
       await server.stop();
       progress(
-        `D: adding ${options.items} published posts, categories and products with the server stopped...`
+        `D/H: adding ${options.items} published posts, categories and products with the server stopped...`
       );
       fill = (await setup(options.items, '--no-token')).filled;
       baseUrl = await start();
@@ -596,17 +699,48 @@ async function main() {
       ratios.pages_cpu_ms = round(Math.max(stats['D page 1'].cpuMs, stats[`D page ${PAGE_FAR}`].cpuMs), 2);
     }
 
+    if (createBeforeFill && fill.items > 0) {
+      const at = ` (${fill.items.toLocaleString('en-US')} items)`;
+      const stats = await measure(`A again on the filled site`, createSides(at));
+      ratios.growth_ratio = round(1 / stats[`A plugin${at}`].rps / createBeforeFill.plugin);
+      ratios.native_growth_ratio = round(1 / stats[`A native${at}`].rps / createBeforeFill.native);
+    }
+
+    if (wants('H')) {
+      const getPage = async (page) =>
+        expectStatus(
+          await send(baseUrl, client.plugin('GET', `/pages?per_page=${WALK_PER_PAGE}&page=${page}`)),
+          [200],
+          `GET /pages page ${page}`
+        );
+      progress(
+        `H: the publisher's sync, per_page=${WALK_PER_PAGE}, alone and then while posts are published...`
+      );
+      const alone = await walkPages(getPage, WALK_PER_PAGE);
+      let walking = true;
+      let published = 0;
+      const publishing = Promise.all(
+        Array.from({ length: 2 }, async () => {
+          while (walking) {
+            expectStatus(await send(baseUrl, pluginCreate()), [200], 'H publish during the walk');
+            published += 1;
+          }
+        })
+      );
+      const during = await walkPages(getPage, WALK_PER_PAGE).finally(() => (walking = false));
+      await publishing;
+      const { missed, repeated } = walkErrors(alone, during);
+      walk = { alone, during, published, missed, repeated };
+      ratios.walk_s = round(alone.seconds, 1);
+      ratios.walk_errors = missed.length + repeated.length;
+    }
+
     const machine = `Node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${Math.round(os.totalmem() / 2 ** 30)} GB; load generator on the same machine; bench took ${((Date.now() - startedAt) / 1000).toFixed(0)} s`;
     process.stdout.write(
-      report({ options, database: database.label, sides, memory, strangers, ratios, fill, machine })
+      report({ options, database: database.label, sides, memory, strangers, walk, ratios, fill, machine })
     );
     process.stdout.write(`${JSON.stringify(ratios)}\n`);
-    const missed = Object.entries(TARGETS).filter(([name, t]) => {
-      const value = ratios[name];
-      return (
-        value !== null && checkedOn(t, options.db) && (t.max !== undefined ? value > t.max : value < t.min)
-      );
-    });
+    const missed = FIGURES.filter((name) => verdict(name, ratios, options.db) === false);
     if (options.check && missed.length > 0) process.exitCode = 1;
   } finally {
     fs.rmSync(resultFile, { force: true });
