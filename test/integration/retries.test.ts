@@ -80,6 +80,26 @@ describe.each([
   });
 });
 
+describe('an exact replay sent while the first request is still downloading its images', () => {
+  it('downloads nothing: it waits for the first answer and gets it', async () => {
+    const title = `Replayed mid-download ${randomBytes(4).toString('hex')}`;
+    const slow = `/delayed/replayed-${randomBytes(4).toString('hex')}.png`;
+    const body = JSON.stringify({
+      title,
+      content: `<p>Slow image</p><img src="${images.url(`${slow}?ms=600`)}" alt="">`,
+      status: 'draft',
+    });
+    const headers = signedHeaders(body);
+    const first = rawRequest(site.baseUrl, 'POST', `${PREFIX}/posts`, body, headers);
+    await sleep(200);
+    const replayed = await rawRequest(site.baseUrl, 'POST', `${PREFIX}/posts`, body, headers);
+    expect(replayed.status).toBe(200);
+    expect(replayed.body).toEqual((await first).body);
+    expect(images.hits(slow)).toBe(1);
+    expect(await postsTitled(title)).toHaveLength(1);
+  });
+});
+
 // An in-process site connects as the database's owner; MariaDB refuses connections by locking a
 // user of the site's own (see faults.test.ts), which this site does not use.
 const onPostgres = testDatabaseClient() === 'postgres' ? describe : describe.skip;

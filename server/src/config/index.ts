@@ -180,7 +180,7 @@ export const pluginConfigSchema = z
         importInlineImages: z.boolean(),
         /** Images in a request's HTML past this many are not downloaded, and stay HTML. */
         maxInlineImages: z.number().int().min(0).max(1000),
-        /** Downloads one request runs at the same time. */
+        /** Downloads one request runs at the same time: 6 by default, as a browser opens per host. */
         concurrentDownloads: z.number().int().min(1).max(32),
         /**
          * Pixels (width × height × frames, read from the file's header) an image may have: Strapi
@@ -250,7 +250,7 @@ export default {
       maxBytes: 10 * MEGABYTE,
       importInlineImages: true,
       maxInlineImages: 20,
-      concurrentDownloads: 4,
+      concurrentDownloads: 6,
       maxPixels: 40_000_000,
       maxPixelsPerRequest: 160_000_000,
       maxPixelsDecodingAtOnce: 80_000_000,

@@ -271,6 +271,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         media.set(src, { ok: false, reason: 'over media.maxInlineImages', overLimit: true });
       }
       const wanted = [...named, ...inline.slice(0, maxInlineImages)];
+      if (wanted.length > 0) await getService(strapi, 'media').claimRequest();
       const budget = getService(strapi, 'media').requestBudget();
       await forEachLimited(wanted, concurrentDownloads, async ([url, options]) => {
         media.set(url, await getService(strapi, 'media').importImage(url, options, budget));

@@ -90,15 +90,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * The document a key points at. A locking read: concurrent writers of the same key wait
      * for each other, and on MySQL's repeatable read it also starts the snapshot after the lock.
      * A `shared` lock lets requests that only refer to the document hold it at the same time.
+     * With `trx` null, a plain read outside any transaction, which locks nothing.
      */
-    async lookup(trx: Trx, resource: string, key: string, lock: RowLock = {}): Promise<string | null> {
+    async lookup(trx: Trx | null, resource: string, key: string, lock: RowLock = {}): Promise<string | null> {
       const table = identities();
       let query = knex()(table.name)
-        .transacting(trx)
         .select(table.column('target'))
         .where({ [table.column('resource')]: resource, [table.column('naturalKey')]: storedKey(key) })
         .first();
-      if (locksRows()) query = lock.shared ? query.forShare() : query.forUpdate();
+      if (trx) query = query.transacting(trx);
+      if (trx && locksRows()) query = lock.shared ? query.forShare() : query.forUpdate();
       const row = await query;
       return row ? (row[table.column('target')] as string) : null;
     },

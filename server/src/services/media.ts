@@ -73,12 +73,15 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   const keyOf = (url: URL) => `url:${createHash('sha256').update(url.href).digest('hex')}`;
 
-  /** The file the registry holds for `key`; a key whose file was deleted from the Media Library is dropped. */
-  async function registeredFile({ trx }: Transaction, key: string): Promise<UploadedFile | null> {
-    const target = await identities().lookup(trx, RESOURCE, key);
+  /**
+   * The file the registry holds for `key`. In a transaction, a key whose file was deleted from the
+   * Media Library is dropped; without one (`null`), a read that changes nothing.
+   */
+  async function registeredFile(transaction: Transaction | null, key: string): Promise<UploadedFile | null> {
+    const target = await identities().lookup(transaction?.trx ?? null, RESOURCE, key);
     if (!target) return null;
     const file = (await files().findOne({ where: { id: Number(target) } })) as UploadedFile | null;
-    if (!file) await identities().forgetKey(trx, RESOURCE, key);
+    if (!file && transaction) await identities().forgetKey(transaction.trx, RESOURCE, key);
     return file;
   }
 
@@ -216,9 +219,18 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /**
      * Imports the image at `rawUrl`, or reuses the file an earlier import of the same URL made.
      * Never throws for a bad, unsafe or failed download: it answers `ok: false` with the reason.
-     * It throws for an exact replay of a request, which imports nothing.
-     * Call it outside any transaction: a download must not hold database locks.
+     * It throws for an exact replay of a request: call `claimRequest` first, so that a replay
+     * imports nothing. Call it outside any transaction: a download must not hold database locks.
      */
+    /**
+     * Takes the request's replay receipt, in a transaction of its own, before its images are
+     * downloaded: an exact replay throws here (ReplayDetected) and downloads nothing. Each image's
+     * own transactions then find the receipt already theirs.
+     */
+    async claimRequest(): Promise<void> {
+      await transactions().run(async () => undefined);
+    },
+
     async importImage(
       rawUrl: string,
       options: ImportOptions = {},
@@ -230,9 +242,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       try {
         const url = parseImageUrl(rawUrl);
         const key = keyOf(url);
-        const existing = await transactions().run((transaction: Transaction) =>
-          registeredFile(transaction, key)
-        );
+        // A plain read: claim() reads it again under the registry's lock before anything is kept.
+        const existing = await registeredFile(null, key);
         if (existing) return { ok: true, file: existing, reused: true };
 
         const uploaded = await downloadAndUpload(url, options, budget);
