@@ -268,6 +268,63 @@ test('every slug column the plugin looks up has an index, added once, and again 
   );
 });
 
+test('a category is found by name case-insensitively through an index on its lower-cased name', async () => {
+  const { strapi } = site;
+  const service = strapi.plugin('publish-bridge').service('slug-indexes');
+  const columns: { uid: string; table: string; column: string }[] = service.nameColumns();
+  const categories = columns.find((column) => column.uid === CATEGORY)!;
+  expect(categories).toBeDefined();
+  const name = indexName(categories.table, `${categories.column}_lower`);
+  const names = async () =>
+    ((await strapi.db.dialect.schemaInspector.getIndexes(categories.table)) as { name: string }[])
+      .map((index) => index.name)
+      .sort();
+  const client = strapi.db.dialect.client;
+  if (client === 'mysql') {
+    // MariaDB cannot index an expression: no index is added, and the lookup reads the table as before.
+    expect(await names()).not.toContain(name);
+    return;
+  }
+  const before = await names();
+  expect(before).toContain(name);
+  await service.ensure();
+  expect(await names()).toEqual(before);
+
+  const lookup = strapi.db
+    .connection(categories.table)
+    .select('id')
+    .whereRaw(client === 'postgres' ? 'LOWER(CAST(?? AS VARCHAR)) = LOWER(?)' : 'LOWER(??) = LOWER(?)', [
+      categories.column,
+      'ROASTING NOTES',
+    ]);
+  const plan = JSON.stringify(
+    client === 'postgres'
+      ? (await strapi.db.connection.raw(`EXPLAIN ${lookup.toString()}`)).rows
+      : await strapi.db.connection.raw(`EXPLAIN QUERY PLAN ${lookup.toString()}`)
+  );
+  expect(plan).toContain(name);
+
+  // An editor's category, which the registry does not know: the publish finds it by name.
+  const editors = await strapi.documents(CATEGORY).create({
+    data: { name: 'Roasting Notes', slug: 'roasting-notes' },
+    status: 'published',
+  } as any);
+  const post = {
+    title: 'Roast and grind',
+    content: '<p>x</p>',
+    status: 'publish',
+    categories: ['ROASTING NOTES'],
+  };
+  const created = await site.send('POST', '/posts', post);
+  expect(created.status).toBe(200);
+  const stored = await strapi
+    .documents(ARTICLE)
+    .findOne({ documentId: created.body.id, populate: ['categories'] } as any);
+  expect((stored as any).categories.map((category: any) => category.documentId)).toEqual([
+    editors.documentId,
+  ]);
+});
+
 describe('images', () => {
   test('the featured image and inline images go into the Media Library, and a republish reuses them', async () => {
     const filesBefore = await uploadedFiles();

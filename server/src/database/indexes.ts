@@ -47,3 +47,41 @@ export async function ensureIndex(strapi: Core.Strapi, wanted: WantedIndex, name
     );
   }
 }
+
+/** How each database's Query Engine lower-cases a column for `$eqi` (@strapi/database where.ts). */
+const LOWERED: Partial<Record<string, string>> = {
+  postgres: 'LOWER(CAST(?? AS VARCHAR))',
+  sqlite: 'LOWER(??)',
+};
+
+/**
+ * Adds an index named `name` on the lower-cased column, the expression Strapi's `$eqi` compares,
+ * so a case-insensitive lookup by name reads the index, not the whole table. PostgreSQL and
+ * SQLite only: MariaDB cannot index an expression (its `$eqi` goes on reading the table). Idempotent
+ * by name; like `ensureIndex`, never drops or replaces an index and only logs a failure.
+ */
+export async function ensureLowerIndex(
+  strapi: Core.Strapi,
+  wanted: WantedIndex,
+  name: string
+): Promise<void> {
+  const lowered = LOWERED[strapi.db.dialect.client];
+  const [column] = wanted.columns;
+  if (!lowered) return;
+  const where = `${wanted.table} (lower(${column}))`;
+  try {
+    const indexes = (await strapi.db.dialect.schemaInspector.getIndexes(wanted.table)) as SchemaIndex[];
+    if (indexes.some((index) => index.name === name)) return;
+    await strapi.db.connection.raw(`CREATE INDEX IF NOT EXISTS ?? ON ?? (${lowered})`, [
+      name,
+      wanted.table,
+      column,
+    ]);
+    strapi.log.info(`[${PLUGIN_ID}] added index ${name} on ${where} for ${wanted.purpose}`);
+  } catch (error) {
+    strapi.log.warn(
+      `[${PLUGIN_ID}] could not index ${where} (${(error as Error).message}); ` +
+        `${wanted.purpose} on ${wanted.uid} read the whole table until an index exists.`
+    );
+  }
+}
