@@ -54,6 +54,18 @@ const LOWERED: Partial<Record<string, string>> = {
   sqlite: 'LOWER(??)',
 };
 
+/** Whether an index is named `name`, looked up in the catalogue (Strapi's inspector omits expression indexes on PostgreSQL). */
+async function indexNamed(strapi: Core.Strapi, name: string): Promise<boolean> {
+  const postgres = strapi.db.dialect.client === 'postgres';
+  const result = postgres
+    ? await strapi.db.connection.raw(
+        'SELECT 1 FROM pg_indexes WHERE schemaname = COALESCE(?, current_schema()) AND indexname = ?',
+        [strapi.db.getSchemaName() ?? null, name]
+      )
+    : await strapi.db.connection.raw("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", [name]);
+  return (postgres ? result.rows : result).length > 0;
+}
+
 /**
  * Adds an index named `name` on the lower-cased column, the expression Strapi's `$eqi` compares,
  * so a case-insensitive lookup by name reads the index, not the whole table. PostgreSQL and
@@ -70,8 +82,7 @@ export async function ensureLowerIndex(
   if (!lowered) return;
   const where = `${wanted.table} (lower(${column}))`;
   try {
-    const indexes = (await strapi.db.dialect.schemaInspector.getIndexes(wanted.table)) as SchemaIndex[];
-    if (indexes.some((index) => index.name === name)) return;
+    if (await indexNamed(strapi, name)) return;
     await strapi.db.connection.raw(`CREATE INDEX IF NOT EXISTS ?? ON ?? (${lowered})`, [
       name,
       wanted.table,
