@@ -268,6 +268,67 @@ test('every slug column the plugin looks up has an index, added once, and again 
   );
 });
 
+test('a category is found by name case-insensitively through an index on its lower-cased name', async () => {
+  const { strapi } = site;
+  const service = strapi.plugin('publish-bridge').service('slug-indexes');
+  const columns: { uid: string; table: string; column: string }[] = service.nameColumns();
+  const categories = columns.find((column) => column.uid === CATEGORY)!;
+  expect(categories).toBeDefined();
+  const name = indexName(categories.table, `${categories.column}_lower`);
+  const client = strapi.db.dialect.client;
+  const lookup = strapi.db
+    .connection(categories.table)
+    .select('id')
+    .whereRaw(client === 'postgres' ? 'LOWER(CAST(?? AS VARCHAR)) = LOWER(?)' : 'LOWER(??) = LOWER(?)', [
+      categories.column,
+      'ROASTING NOTES',
+    ]);
+  const plan = async () =>
+    JSON.stringify(
+      client === 'postgres'
+        ? // A table of a few rows is read whole whatever its indexes: the plan is asked without that choice.
+          await strapi.db.connection.transaction(async (trx: any) => {
+            await trx.raw('SET LOCAL enable_seqscan = off');
+            return (await trx.raw(`EXPLAIN ${lookup.toString()}`)).rows;
+          })
+        : client === 'sqlite'
+          ? await strapi.db.connection.raw(`EXPLAIN QUERY PLAN ${lookup.toString()}`)
+          : null
+    );
+  if (client === 'mysql') {
+    // MariaDB cannot index an expression: no index is added, and the lookup reads the table as before.
+    const indexes = await strapi.db.dialect.schemaInspector.getIndexes(categories.table);
+    expect(indexes.map((index: { name: string }) => index.name)).not.toContain(name);
+  } else {
+    expect(await plan()).toContain(name);
+    await service.ensure();
+    await strapi.db.connection.raw('DROP INDEX ??', [name]);
+    expect(await plan()).not.toContain(name);
+    await service.ensure();
+    expect(await plan()).toContain(name);
+  }
+
+  // An editor's category, which the registry does not know: the publish finds it by name.
+  const editors = await strapi.documents(CATEGORY).create({
+    data: { name: 'Roasting Notes', slug: 'roasting-notes' },
+    status: 'published',
+  } as any);
+  const post = {
+    title: 'Roast and grind',
+    content: '<p>x</p>',
+    status: 'publish',
+    categories: ['ROASTING NOTES'],
+  };
+  const created = await site.send('POST', '/posts', post);
+  expect(created.status).toBe(200);
+  const stored = await strapi
+    .documents(ARTICLE)
+    .findOne({ documentId: created.body.id, populate: ['categories'] } as any);
+  expect((stored as any).categories.map((category: any) => category.documentId)).toEqual([
+    editors.documentId,
+  ]);
+});
+
 describe('images', () => {
   test('the featured image and inline images go into the Media Library, and a republish reuses them', async () => {
     const filesBefore = await uploadedFiles();

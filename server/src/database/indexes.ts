@@ -47,3 +47,52 @@ export async function ensureIndex(strapi: Core.Strapi, wanted: WantedIndex, name
     );
   }
 }
+
+/** How each database's Query Engine lower-cases a column for `$eqi` (@strapi/database where.ts). */
+const LOWERED: Partial<Record<string, string>> = {
+  postgres: 'LOWER(CAST(?? AS VARCHAR))',
+  sqlite: 'LOWER(??)',
+};
+
+/** Whether an index is named `name`, looked up in the catalogue (Strapi's inspector omits expression indexes on PostgreSQL). */
+async function indexNamed(strapi: Core.Strapi, name: string): Promise<boolean> {
+  const postgres = strapi.db.dialect.client === 'postgres';
+  const result = postgres
+    ? await strapi.db.connection.raw(
+        'SELECT 1 FROM pg_indexes WHERE schemaname = COALESCE(?, current_schema()) AND indexname = ?',
+        [strapi.db.getSchemaName() ?? null, name]
+      )
+    : await strapi.db.connection.raw("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", [name]);
+  return (postgres ? result.rows : result).length > 0;
+}
+
+/**
+ * Adds an index named `name` on the lower-cased column, the expression Strapi's `$eqi` compares,
+ * so a case-insensitive lookup by name reads the index, not the whole table. PostgreSQL and
+ * SQLite only: MariaDB cannot index an expression (its `$eqi` goes on reading the table). Idempotent
+ * by name; like `ensureIndex`, never drops or replaces an index and only logs a failure.
+ */
+export async function ensureLowerIndex(
+  strapi: Core.Strapi,
+  wanted: WantedIndex,
+  name: string
+): Promise<void> {
+  const lowered = LOWERED[strapi.db.dialect.client];
+  const [column] = wanted.columns;
+  if (!lowered) return;
+  const where = `${wanted.table} (lower(${column}))`;
+  try {
+    if (await indexNamed(strapi, name)) return;
+    await strapi.db.connection.raw(`CREATE INDEX IF NOT EXISTS ?? ON ?? (${lowered})`, [
+      name,
+      wanted.table,
+      column,
+    ]);
+    strapi.log.info(`[${PLUGIN_ID}] added index ${name} on ${where} for ${wanted.purpose}`);
+  } catch (error) {
+    strapi.log.warn(
+      `[${PLUGIN_ID}] could not index ${where} (${(error as Error).message}); ` +
+        `${wanted.purpose} on ${wanted.uid} read the whole table until an index exists.`
+    );
+  }
+}
