@@ -1,9 +1,8 @@
 import type { Core } from '@strapi/strapi';
 import type { EditorChangePolicy } from '../contract/editor-change-policies';
-import { fingerprintedAttributes } from '../mapping/fingerprints';
+import { fingerprintedAttributes, type Fingerprints } from '../mapping/fingerprints';
 import type { Resource } from '../resources';
 import type { LocaleScope } from './locales';
-import type { Transaction } from './transactions';
 import type { ContractInput, EditorChangeDecision } from './types';
 import { getService } from '../plugin';
 
@@ -35,7 +34,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
    */
   async changedSince(resource: Resource, documentId: string, at: LocaleScope): Promise<string[]> {
     const fingerprints = getService(strapi, 'fingerprints');
-    const kept = await fingerprints.stored(null, resource, documentId, at);
+    const kept = (await fingerprints.entry(null, resource, documentId, at)).fingerprints;
     const written = Object.keys(kept);
     if (written.length === 0) return [];
     const attributes = fingerprintedAttributes(written, kept);
@@ -43,15 +42,15 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
     return stored ? fingerprints.changed(resource, written, kept, stored) : [];
   },
 
+  /** What the policy does with `input`, given the fingerprints `kept` the caller read in its transaction. */
   async decide(
-    transaction: Transaction,
     resource: Resource,
     documentId: string,
     at: LocaleScope,
-    input: ContractInput
+    input: ContractInput,
+    kept: Fingerprints
   ): Promise<EditorChangeDecision> {
     const fingerprints = getService(strapi, 'fingerprints');
-    const kept = await fingerprints.stored(transaction.trx, resource, documentId, at);
     const sent = Object.keys(input).filter((field) => input[field] !== undefined && kept[field]);
     const stored = await getService(strapi, 'fields').storedValues(
       resource,

@@ -1,7 +1,7 @@
 import type { Core } from '@strapi/strapi';
 import { UIDS } from '../constants';
 import { componentOf, contentTypeOf } from '../database/schemas';
-import { tableOf } from '../database/tables';
+import { instantFromStored, storedInstant, tableOf } from '../database/tables';
 import { changedFields, digestOf, type Fingerprints, type ShapesOf } from '../mapping/fingerprints';
 import type { Resource } from '../resources';
 import type { LocaleScope } from './locales';
@@ -21,21 +21,29 @@ export function managedEntryOf(strapi: Core.Strapi, uid: string, documentId: str
   };
 }
 
-/** One column of the entry's managed-entry row; outside a transaction when `trx` is null (a read for display). */
-export async function managedEntryValue(
+/** An entry's managed-entry row as the plugin uses it; an entry without one has neither. */
+export type ManagedEntry = { fingerprints: Fingerprints; scheduledAt: Date | null };
+
+/**
+ * The entry's managed-entry row, both columns in one SELECT: an update needs the fingerprints
+ * and the waiting publish alike. Outside a transaction when `trx` is null (a read for display).
+ */
+export async function managedEntry(
   strapi: Core.Strapi,
   trx: Trx | null,
   uid: string,
   documentId: string,
-  at: LocaleScope,
-  attribute: 'fingerprints' | 'scheduledAt'
-): Promise<unknown> {
+  at: LocaleScope
+): Promise<ManagedEntry> {
   const { name, column } = tableOf(strapi, UIDS.managedEntry);
   const query = (strapi.db.connection as Knex)(name)
-    .select({ value: column(attribute) })
+    .select({ fingerprints: column('fingerprints'), scheduledAt: column('scheduledAt') })
     .where(managedEntryOf(strapi, uid, documentId, at))
     .first();
-  return (await (trx ? query.transacting(trx) : query))?.value;
+  const row = await (trx ? query.transacting(trx) : query);
+  const fingerprints =
+    typeof row?.fingerprints === 'string' ? JSON.parse(row.fingerprints) : row?.fingerprints;
+  return { fingerprints: fingerprints ?? {}, scheduledAt: instantFromStored(row?.scheduledAt) };
 }
 
 /**
@@ -53,16 +61,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     managedEntryOf(strapi, resource.uid, documentId, at);
 
   return {
-    /** The fingerprints kept for the entry: none for an entry written before they were kept. */
-    async stored(
+    /** The entry's managed-entry row: its fingerprints and the publish waiting for it. */
+    entry: (
       trx: Trx | null,
       resource: Resource,
       documentId: string,
       at: LocaleScope
-    ): Promise<Fingerprints> {
-      const value = await managedEntryValue(strapi, trx, resource.uid, documentId, at, 'fingerprints');
-      return (typeof value === 'string' ? JSON.parse(value) : value) ?? {};
-    },
+    ): Promise<ManagedEntry> => managedEntry(strapi, trx, resource.uid, documentId, at),
 
     /** The shapes of a content type's attributes, as fingerprints and revisions read them. */
     shapeOf: (uid: string) => shapes(uid) ?? {},
@@ -94,17 +99,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /**
-     * Keeps the fingerprints of the fields `written` wrote beside those `kept` for the fields it
-     * did not send. `stored` holds the values the write replaced, when they were read.
+     * The fingerprints of the fields `written` wrote beside those `kept` for the fields it did not
+     * send. `stored` holds the values the write replaced, when they were read.
      */
-    async record(
-      trx: Trx,
+    of(
       resource: Resource,
-      documentId: string,
-      at: LocaleScope,
       written: WriteResult,
       { kept = {}, stored }: { kept?: Fingerprints; stored?: Values | null } = {}
-    ): Promise<void> {
+    ): Fingerprints {
       const fingerprints: Fingerprints = { ...kept };
       for (const [field, attributes] of Object.entries(written.attributesOf)) {
         const digests = attributes.map((attribute) => [
@@ -113,19 +115,40 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         ]);
         fingerprints[field] = { ...kept[field], ...Object.fromEntries(digests) };
       }
+      return fingerprints;
+    },
+
+    /**
+     * Keeps what a write changed of the entry's managed-entry row (its fingerprints, the publish
+     * it left waiting, or both) in one upsert; the columns not given stay as they were. Nothing
+     * given, nothing is written.
+     */
+    async record(
+      trx: Trx,
+      resource: Resource,
+      documentId: string,
+      at: LocaleScope,
+      { fingerprints, scheduledAt }: Partial<ManagedEntry>
+    ): Promise<void> {
+      if (fingerprints === undefined && scheduledAt === undefined) return;
       const { name, column } = table();
       const now = new Date();
       await knex()(name)
         .transacting(trx)
         .insert({
           ...entryOf(resource, documentId, at),
-          [column('fingerprints')]: JSON.stringify(fingerprints),
+          [column('fingerprints')]: JSON.stringify(fingerprints ?? {}),
+          [column('scheduledAt')]: scheduledAt ? storedInstant(strapi, scheduledAt) : null,
           [column('createdAt')]: now,
           [column('updatedAt')]: now,
           [column('publishedAt')]: now,
         })
         .onConflict([column('contentType'), column('entryDocumentId'), column('entryLocale')])
-        .merge([column('fingerprints'), column('updatedAt')]);
+        // updatedAt moves with the fingerprints only, as it did while the two were written apart.
+        .merge([
+          ...(fingerprints === undefined ? [] : [column('fingerprints'), column('updatedAt')]),
+          ...(scheduledAt === undefined ? [] : [column('scheduledAt')]),
+        ]);
     },
 
     /** Forgets the entry in the plugin's locale: it was deleted there. */

@@ -8,6 +8,8 @@ import type { Transaction } from './transactions';
 import type { EntityResult, MediaMap } from './types';
 import { getService } from '../plugin';
 import { documentsOf } from '../database/documents';
+import type { Timing } from '../contract/scheduling';
+import type { Fingerprints } from '../mapping/fingerprints';
 
 const sourceKey = (sourceId: string) => `source:${sourceId}`;
 
@@ -58,18 +60,30 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   /**
-   * The status to apply and the publish `input` leaves waiting for its date. An update held for
-   * review publishes nothing, later neither: a publish waiting for a date is cancelled.
+   * The status to apply and the publish `input` leaves waiting for its date, after the one that
+   * waited (`scheduled`). An update held for review publishes nothing, later neither: a publish
+   * waiting for a date is cancelled.
    */
-  async function waitingPublish(
-    transaction: Transaction,
+  function waitingPublish(input: PostUpdate, scheduled: Date | null, forReview: boolean) {
+    const timing = schedules().timing(resource(), input, scheduled);
+    return timing && forReview ? { status: input.status, publishAt: null } : timing;
+  }
+
+  /**
+   * Keeps what a write leaves of the entry in its managed-entry row, the fingerprints of the
+   * fields it wrote (none: it wrote none) and the publish waiting (none: no timing), in one
+   * write. Returns the note that says a publish waits.
+   */
+  async function recordEntry(
+    { trx }: Transaction,
     documentId: string,
     at: LocaleScope,
-    input: PostUpdate,
-    forReview: boolean
+    written: Fingerprints | undefined,
+    timing: Timing | undefined
   ) {
-    const timing = await schedules().timing(transaction, resource(), documentId, at, input);
-    return timing && forReview ? { status: input.status, publishAt: null } : timing;
+    const scheduledAt = timing ? timing.publishAt : undefined;
+    await fingerprints().record(trx, resource(), documentId, at, { fingerprints: written, scheduledAt });
+    return timing && schedules().noteOf(timing);
   }
 
   /**
@@ -77,6 +91,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    * sent them are written, kept or sent to the draft for review as the site's policy says (the
    * editor-changes service). The status is applied as sent, except that an update for review
    * publishes nothing, and a publish that waits for its date (the schedules service) leaves a draft.
+   * The entry's managed-entry row (fingerprints, waiting publish) is read once and written once.
    */
   async function applyUpdate(
     transaction: Transaction,
@@ -85,23 +100,23 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     input: PostUpdate,
     media: MediaMap
   ) {
-    const { draftAndPublish } = resource();
-    const decision = await editorChanges().decide(transaction, resource(), documentId, at, input);
+    const entry = await fingerprints().entry(transaction.trx, resource(), documentId, at);
+    const decision = await editorChanges().decide(resource(), documentId, at, input, entry.fingerprints);
     const toUpdateData = (current?: Record<string, unknown> | null) =>
       fields().toUpdateData(transaction, resource(), documentId, at, decision.input, media, current);
     const forDraft = await toUpdateData(decision.stored);
     const { data, notes } = forDraft;
     if (decision.note) notes.push(decision.note);
     const forReview = decision.policy === 'draft' && decision.changed.length > 0;
-    const timing = await waitingPublish(transaction, documentId, at, input, forReview);
-    const status = timing ? timing.status : input.status;
+    const timing = waitingPublish(input, entry.scheduledAt, forReview);
     if (input.source_id) await linkSource(transaction, input.source_id, documentId, at);
     // Read here, not from the rows the caller locked: a publish that committed while this request
     // waited for the lock replaced the published row by a new one, which that statement did not see.
     const published = await versions().isPublished(resource(), documentId, at);
-    const { publish, unpublish } = statusChange(status, published, forReview);
+    const { publish, unpublish } = statusChange(timing ? timing.status : input.status, published, forReview);
 
     let written: Record<string, unknown> | null | undefined;
+    let recorded: Fingerprints | undefined;
     if (Object.keys(data).length > 0) {
       const update = await versions().writeUpdate(
         resource(),
@@ -113,14 +128,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       );
       written = update.written;
       notes.push(...update.addedNotes);
-      await fingerprints().record(transaction.trx, resource(), documentId, at, forDraft, decision);
+      recorded = fingerprints().of(resource(), forDraft, decision);
     } else if (publish && !published) {
       await posts().publish({ documentId, ...at });
     }
     if (unpublish) await posts().unpublish({ documentId, ...at });
-    const scheduled = timing && (await schedules().record(transaction, resource(), documentId, at, timing));
+    const scheduled = await recordEntry(transaction, documentId, at, recorded, timing);
     if (scheduled) notes.push(scheduled);
-    if (input.status === 'draft' && !draftAndPublish) {
+    if (input.status === 'draft' && !resource().draftAndPublish) {
       notes.push(`${resource().uid} has no draft & publish, so the post stays published.`);
     }
     return {
@@ -133,7 +148,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const { registry, uid, slugField } = resource();
     const written = await fields().toData(transaction, resource(), input, media);
     const { data, notes } = written;
-    const timing = await schedules().timing(transaction, resource(), undefined, at, input);
+    const timing = schedules().timing(resource(), input, null);
     const status = timing ? timing.status : input.status;
     const slug = slugField
       ? await identities().freeSlug(transaction.trx, registry, uid, slugField, toSlug(input.title, registry))
@@ -148,9 +163,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       ...(input.source_id ? [sourceKey(input.source_id)] : []),
     ];
     await identities().claimDocument(transaction.trx, registry, keys, post.documentId);
-    await fingerprints().record(transaction.trx, resource(), post.documentId, at, written);
-    const scheduled =
-      timing?.publishAt && (await schedules().record(transaction, resource(), post.documentId, at, timing));
+    const scheduled = await recordEntry(
+      transaction,
+      post.documentId,
+      at,
+      fingerprints().of(resource(), written),
+      timing
+    );
     if (scheduled) notes.push(scheduled);
     return {
       ...(await getService(strapi, 'entities').response(resource(), post.documentId, post, at)),

@@ -5,11 +5,11 @@ import type { PostUpdate } from '../contract/schemas';
 import { timingOf, type Timing } from '../contract/scheduling';
 import { documentsOf } from '../database/documents';
 import { contentTypeOf } from '../database/schemas';
-import { instantFromStored, storedInstant, tableOf } from '../database/tables';
+import { storedInstant, tableOf } from '../database/tables';
 import type { Resource } from '../resources';
 import type { LocaleScope } from './locales';
 import type { Transaction } from './transactions';
-import { managedEntryOf, managedEntryValue } from './fingerprints';
+import { managedEntry } from './fingerprints';
 import { getService, pluginConfig } from '../plugin';
 
 type Knex = any;
@@ -29,14 +29,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const knex = (): Knex => strapi.db.connection;
   const table = () => tableOf(strapi, UIDS.managedEntry);
   const config = () => pluginConfig(strapi).scheduling;
-  const entryOf = (uid: string, documentId: string, at: LocaleScope) =>
-    managedEntryOf(strapi, uid, documentId, at);
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
 
   /** When the entry's publish waits for; outside a transaction when `trx` is null (a read for display). */
   async function scheduledAt(trx: Trx | null, uid: string, documentId: string, at: LocaleScope) {
-    return instantFromStored(await managedEntryValue(strapi, trx, uid, documentId, at, 'scheduledAt'));
+    return (await managedEntry(strapi, trx, uid, documentId, at)).scheduledAt;
   }
 
   /**
@@ -112,49 +110,26 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     scheduledAt,
 
     /**
-     * The status a post write applies now and the publish it leaves waiting, for `input` on the
-     * entry (none yet: `documentId` undefined). Without scheduling, or in a type without draft &
-     * publish, the status is applied as sent.
+     * The status a post write applies now and the publish it leaves waiting, for `input` on an
+     * entry whose publish waits for `scheduled` (null: none, or no entry yet). The caller reads
+     * it with the entry's fingerprints, in one read of its managed-entry row. Without scheduling,
+     * or in a type without draft & publish, the status is applied as sent.
      */
-    async timing(
-      transaction: Transaction,
+    timing(
       resource: Resource,
-      documentId: string | undefined,
-      at: LocaleScope,
-      input: Pick<PostUpdate, 'status' | 'date'>
-    ): Promise<Timing | undefined> {
+      input: Pick<PostUpdate, 'status' | 'date'>,
+      scheduled: Date | null
+    ): Timing | undefined {
       if (!config().enabled || !resource.draftAndPublish) return undefined;
-      const scheduled = documentId ? await scheduledAt(transaction.trx, resource.uid, documentId, at) : null;
       const date = input.date
         ? new Date(publishDateToIso(input.date, pluginConfig(strapi).timezone))
         : undefined;
       return timingOf(input.status, date, scheduled, new Date());
     },
 
-    /** Keeps `timing`'s publish waiting for the entry, or none; returns the note that says so. */
-    async record(
-      { trx }: Transaction,
-      resource: Resource,
-      documentId: string,
-      at: LocaleScope,
-      { publishAt }: Timing
-    ): Promise<string | undefined> {
-      const { name, column } = table();
-      const now = new Date();
-      await knex()(name)
-        .transacting(trx)
-        .insert({
-          ...entryOf(resource.uid, documentId, at),
-          [column('fingerprints')]: JSON.stringify({}),
-          [column('scheduledAt')]: publishAt ? storedInstant(strapi, publishAt) : null,
-          [column('createdAt')]: now,
-          [column('updatedAt')]: now,
-          [column('publishedAt')]: now,
-        })
-        .onConflict([column('contentType'), column('entryDocumentId'), column('entryLocale')])
-        .merge([column('scheduledAt')]);
-      return publishAt ? `scheduled for ${publishAt.toISOString()}` : undefined;
-    },
+    /** The note that says `timing` leaves a publish waiting, if it does. */
+    noteOf: ({ publishAt }: Timing): string | undefined =>
+      publishAt ? `scheduled for ${publishAt.toISOString()}` : undefined,
 
     /** Publishes what is due now and then every `pollMs`; a start after downtime publishes what came due meanwhile. */
     start() {
