@@ -25,6 +25,35 @@ export async function hasIndex(strapi: Core.Strapi, { table, columns }: WantedIn
 }
 
 /**
+ * Whether the database has an index named `name` (on any table), read from its catalogue: Strapi's
+ * inspector omits expression indexes on PostgreSQL, and under two instances starting at once it
+ * can miss one just added.
+ */
+async function indexNamed(strapi: Core.Strapi, name: string): Promise<boolean> {
+  const knex = strapi.db.connection;
+  switch (strapi.db.dialect.client) {
+    case 'postgres': {
+      const { rows } = await knex.raw(
+        'SELECT 1 FROM pg_indexes WHERE schemaname = COALESCE(?, current_schema()) AND indexname = ?',
+        [strapi.db.getSchemaName() ?? null, name]
+      );
+      return rows.length > 0;
+    }
+    case 'sqlite':
+      return (
+        (await knex.raw("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", [name])).length > 0
+      );
+    default: {
+      const [rows] = await knex.raw(
+        'SELECT 1 FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND INDEX_NAME = ? LIMIT 1',
+        [name]
+      );
+      return rows.length > 0;
+    }
+  }
+}
+
+/**
  * Adds a plain, non-unique index named `name` unless one already serves (whoever made it: the
  * plugin never drops or replaces an index the site owns). Strapi's schema sync leaves indexes it
  * did not create alone, and one that a table rebuild drops is added again at the next start.
@@ -33,14 +62,14 @@ export async function hasIndex(strapi: Core.Strapi, { table, columns }: WantedIn
 export async function ensureIndex(strapi: Core.Strapi, wanted: WantedIndex, name: string): Promise<void> {
   const where = `${wanted.table} (${wanted.columns.join(', ')})`;
   try {
-    if (await hasIndex(strapi, wanted)) return;
+    if ((await indexNamed(strapi, name)) || (await hasIndex(strapi, wanted))) return;
     await strapi.db.connection.schema.alterTable(wanted.table, (table: any) =>
       table.index(wanted.columns, name)
     );
     strapi.log.info(`[${PLUGIN_ID}] added index ${name} on ${where} for ${wanted.purpose}`);
   } catch (error) {
     // Another instance starting at the same moment may have added it first.
-    if (await hasIndex(strapi, wanted).catch(() => false)) return;
+    if (await indexNamed(strapi, name).catch(() => false)) return;
     strapi.log.warn(
       `[${PLUGIN_ID}] could not index ${where} (${(error as Error).message}); ` +
         `${wanted.purpose} on ${wanted.uid} read the whole table until an index exists.`
@@ -53,18 +82,6 @@ const LOWERED: Partial<Record<string, string>> = {
   postgres: 'LOWER(CAST(?? AS VARCHAR))',
   sqlite: 'LOWER(??)',
 };
-
-/** Whether an index is named `name`, looked up in the catalogue (Strapi's inspector omits expression indexes on PostgreSQL). */
-async function indexNamed(strapi: Core.Strapi, name: string): Promise<boolean> {
-  const postgres = strapi.db.dialect.client === 'postgres';
-  const result = postgres
-    ? await strapi.db.connection.raw(
-        'SELECT 1 FROM pg_indexes WHERE schemaname = COALESCE(?, current_schema()) AND indexname = ?',
-        [strapi.db.getSchemaName() ?? null, name]
-      )
-    : await strapi.db.connection.raw("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", [name]);
-  return (postgres ? result.rows : result).length > 0;
-}
 
 /**
  * Adds an index named `name` on the lower-cased column, the expression Strapi's `$eqi` compares,

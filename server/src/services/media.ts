@@ -217,12 +217,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     requestBudget,
 
     /**
-     * Imports the image at `rawUrl`, or reuses the file an earlier import of the same URL made.
-     * Never throws for a bad, unsafe or failed download: it answers `ok: false` with the reason.
-     * It throws for an exact replay of a request: call `claimRequest` first, so that a replay
-     * imports nothing. Call it outside any transaction: a download must not hold database locks.
-     */
-    /**
      * Takes the request's replay receipt, in a transaction of its own, before its images are
      * downloaded: an exact replay throws here (ReplayDetected) and downloads nothing. Each image's
      * own transactions then find the receipt already theirs.
@@ -231,6 +225,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       await transactions().run(async () => undefined);
     },
 
+    /**
+     * Imports the image at `rawUrl`, or reuses the file an earlier import of the same URL made.
+     * Never throws for a bad, unsafe or failed download: it answers `ok: false` with the reason.
+     * It throws for an exact replay of a request: call `claimRequest` first, so that a replay
+     * imports nothing. Call it outside any transaction: a download must not hold database locks.
+     */
     async importImage(
       rawUrl: string,
       options: ImportOptions = {},
