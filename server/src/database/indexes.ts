@@ -54,18 +54,19 @@ async function indexNamed(strapi: Core.Strapi, name: string): Promise<boolean> {
 }
 
 /**
- * Adds a plain, non-unique index named `name` unless one already serves (whoever made it: the
- * plugin never drops or replaces an index the site owns). Strapi's schema sync leaves indexes it
- * did not create alone, and one that a table rebuild drops is added again at the next start.
- * A failure is logged, never fatal: reads stay correct, only slower.
+ * Adds the index `name` with `create` unless `present` finds one that serves. A failure is logged,
+ * never fatal: reads stay correct, only slower.
  */
-export async function ensureIndex(strapi: Core.Strapi, wanted: WantedIndex, name: string): Promise<void> {
-  const where = `${wanted.table} (${wanted.columns.join(', ')})`;
+async function addIndex(
+  strapi: Core.Strapi,
+  wanted: WantedIndex,
+  name: string,
+  where: string,
+  { present, create }: { present: () => Promise<boolean>; create: () => Promise<unknown> }
+): Promise<void> {
   try {
-    if ((await indexNamed(strapi, name)) || (await hasIndex(strapi, wanted))) return;
-    await strapi.db.connection.schema.alterTable(wanted.table, (table: any) =>
-      table.index(wanted.columns, name)
-    );
+    if (await present()) return;
+    await create();
     strapi.log.info(`[${PLUGIN_ID}] added index ${name} on ${where} for ${wanted.purpose}`);
   } catch (error) {
     // Another instance starting at the same moment may have added it first.
@@ -75,6 +76,19 @@ export async function ensureIndex(strapi: Core.Strapi, wanted: WantedIndex, name
         `${wanted.purpose} on ${wanted.uid} read the whole table until an index exists.`
     );
   }
+}
+
+/**
+ * Adds a plain, non-unique index named `name` unless one already serves (whoever made it: the
+ * plugin never drops or replaces an index the site owns). Strapi's schema sync leaves indexes it
+ * did not create alone, and one that a table rebuild drops is added again at the next start.
+ */
+export async function ensureIndex(strapi: Core.Strapi, wanted: WantedIndex, name: string): Promise<void> {
+  await addIndex(strapi, wanted, name, `${wanted.table} (${wanted.columns.join(', ')})`, {
+    present: async () => (await indexNamed(strapi, name)) || (await hasIndex(strapi, wanted)),
+    create: () =>
+      strapi.db.connection.schema.alterTable(wanted.table, (table: any) => table.index(wanted.columns, name)),
+  });
 }
 
 /** How each database's Query Engine lower-cases a column for `$eqi` (@strapi/database where.ts). */
@@ -87,7 +101,7 @@ const LOWERED: Partial<Record<string, string>> = {
  * Adds an index named `name` on the lower-cased column, the expression Strapi's `$eqi` compares,
  * so a case-insensitive lookup by name reads the index, not the whole table. PostgreSQL and
  * SQLite only: MariaDB cannot index an expression (its `$eqi` goes on reading the table). Idempotent
- * by name; like `ensureIndex`, never drops or replaces an index and only logs a failure.
+ * by name; like `ensureIndex`, never drops or replaces an index.
  */
 export async function ensureLowerIndex(
   strapi: Core.Strapi,
@@ -97,19 +111,13 @@ export async function ensureLowerIndex(
   const lowered = LOWERED[strapi.db.dialect.client];
   const [column] = wanted.columns;
   if (!lowered) return;
-  const where = `${wanted.table} (lower(${column}))`;
-  try {
-    if (await indexNamed(strapi, name)) return;
-    await strapi.db.connection.raw(`CREATE INDEX IF NOT EXISTS ?? ON ?? (${lowered})`, [
-      name,
-      wanted.table,
-      column,
-    ]);
-    strapi.log.info(`[${PLUGIN_ID}] added index ${name} on ${where} for ${wanted.purpose}`);
-  } catch (error) {
-    strapi.log.warn(
-      `[${PLUGIN_ID}] could not index ${where} (${(error as Error).message}); ` +
-        `${wanted.purpose} on ${wanted.uid} read the whole table until an index exists.`
-    );
-  }
+  await addIndex(strapi, wanted, name, `${wanted.table} (lower(${column}))`, {
+    present: () => indexNamed(strapi, name),
+    create: () =>
+      strapi.db.connection.raw(`CREATE INDEX IF NOT EXISTS ?? ON ?? (${lowered})`, [
+        name,
+        wanted.table,
+        column,
+      ]),
+  });
 }

@@ -27,14 +27,19 @@ function noteOf(changed: string[], policy: EditorChangePolicy, requested: Editor
  * changed in Strapi since the platform last wrote them (their fingerprints no longer match), and
  * what the site's policy does about it.
  */
+// Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => ({
   /**
    * The fields of the entry someone changed in Strapi since the platform last sent them (every
-   * field the plugin wrote, not only those an update carries). Read outside any transaction.
+   * field the plugin wrote, `kept`, not only those an update carries). Read outside any transaction.
    */
-  async changedSince(resource: Resource, documentId: string, at: LocaleScope): Promise<string[]> {
+  async changedSince(
+    resource: Resource,
+    documentId: string,
+    at: LocaleScope,
+    kept: Fingerprints
+  ): Promise<string[]> {
     const fingerprints = getService(strapi, 'fingerprints');
-    const kept = (await fingerprints.entry(null, resource, documentId, at)).fingerprints;
     const written = Object.keys(kept);
     if (written.length === 0) return [];
     const attributes = fingerprintedAttributes(written, kept);

@@ -13,6 +13,7 @@ import { getService } from '../plugin';
  * revisions kept of it. Entries the plugin did not create (an editor's, or one it only found by
  * name) are not managed.
  */
+// Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   /** The resource stored in `uid` that created the document, if one did. */
   async function managingResource(uid: string, documentId: string): Promise<Resource | undefined> {
@@ -49,13 +50,24 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const resource = await managingResource(uid, documentId);
       if (!resource) return { managed: false };
       const at: LocaleScope = locale ? { locale } : await getService(strapi, 'locales').scopeOf(resource);
-      const scheduledAt = await getService(strapi, 'schedules').scheduledAt(null, uid, documentId, at);
+      // One read of the entry's managed-entry row: the waiting publish and the fingerprints.
+      const { scheduledAt, fingerprints } = await getService(strapi, 'fingerprints').entry(
+        null,
+        resource,
+        documentId,
+        at
+      );
       return {
         managed: true,
         sourceId: await sourceIdOf(resource, documentId, at, readable),
         ...(scheduledAt ? { scheduledAt: scheduledAt.toISOString() } : {}),
         lastDelivery: await getService(strapi, 'activity').latestFor(documentId),
-        changedByEditors: await getService(strapi, 'editor-changes').changedSince(resource, documentId, at),
+        changedByEditors: await getService(strapi, 'editor-changes').changedSince(
+          resource,
+          documentId,
+          at,
+          fingerprints
+        ),
         revisions: await getService(strapi, 'revisions').list(uid, documentId, at.locale, readable),
       };
     },

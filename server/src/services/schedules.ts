@@ -9,11 +9,9 @@ import { storedInstant, tableOf } from '../database/tables';
 import type { Resource } from '../resources';
 import type { LocaleScope } from './locales';
 import type { Transaction } from './transactions';
-import { managedEntry } from './fingerprints';
 import { getService, pluginConfig } from '../plugin';
 
 type Knex = any;
-type Trx = unknown;
 
 /** Due publishes one run takes on; the next run takes the rest. */
 const BATCH = 100;
@@ -31,11 +29,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const config = () => pluginConfig(strapi).scheduling;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
-
-  /** When the entry's publish waits for; outside a transaction when `trx` is null (a read for display). */
-  async function scheduledAt(trx: Trx | null, uid: string, documentId: string, at: LocaleScope) {
-    return (await managedEntry(strapi, trx, uid, documentId, at)).scheduledAt;
-  }
 
   /**
    * Publishes one due entry, unless another instance did, or a write moved or cancelled it, since
@@ -107,8 +100,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   return {
-    scheduledAt,
-
     /**
      * The status a post write applies now and the publish it leaves waiting, for `input` on an
      * entry whose publish waits for `scheduled` (null: none, or no entry yet). The caller reads
