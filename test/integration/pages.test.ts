@@ -203,3 +203,53 @@ test('each listed table has the index the walk reads in order, added once, and a
   await service.ensureIndexes();
   expect(await namesOf(table)).toEqual(before.get(table));
 });
+
+test('a page reads each listed table in order from its index and merges them, never sorting every published row', async () => {
+  const { strapi } = site;
+  const knex = strapi.db.connection;
+  const client = strapi.db.dialect.client;
+  const indexes = (
+    strapi.plugin('publish-bridge').service('pages').orderIndexes() as { table: string }[]
+  ).map(({ table }) => indexName(table, 'pages'));
+  const statements: { sql: string; bindings?: unknown[] }[] = [];
+  const record = (query: { sql: string; bindings?: unknown[] }) => statements.push(query);
+  knex.on('query', record);
+  try {
+    expect((await site.send('GET', '/pages?per_page=2&page=2')).status).toBe(200);
+  } finally {
+    knex.off('query', record);
+  }
+  const keys = statements.find(({ sql }) => /union all/i.test(sql));
+  expect(keys).toBeDefined();
+  const query = knex.raw(keys!.sql.replace(/\$\d+/g, '?'), keys!.bindings ?? []).toString();
+
+  if (client === 'sqlite') {
+    // SQLite merges the members when the ORDER BY is the union's own, each read in order from its
+    // index (rows of the same instant are sorted among themselves, not the whole member).
+    const plan = JSON.stringify(await knex.raw(`EXPLAIN QUERY PLAN ${query}`));
+    expect(plan).toContain('MERGE (UNION ALL)');
+    for (const index of indexes) expect(plan).toContain(index);
+    expect(plan).not.toContain('TEMP B-TREE FOR ORDER BY');
+  } else if (client === 'postgres') {
+    // PostgreSQL sorts a whole union: each member must stop after the rows the page needs, read
+    // in order from its index. A table of a few rows is read whole whatever its indexes, so the
+    // plan is asked without that choice.
+    const [
+      {
+        'QUERY PLAN': [{ Plan: plan }],
+      },
+    ] = await knex.transaction(async (trx: any) => {
+      await trx.raw('SET LOCAL enable_seqscan = off');
+      return (await trx.raw(`EXPLAIN (FORMAT JSON) ${query}`)).rows;
+    });
+    type Node = { 'Node Type': string; 'Index Name'?: string; Plans?: Node[] };
+    const limitedIndexes: string[] = [];
+    const visit = (node: Node, limited: boolean) => {
+      if (node['Index Name'] && limited) limitedIndexes.push(node['Index Name']);
+      for (const child of node.Plans ?? [])
+        visit(child, limited || (node !== plan && node['Node Type'] === 'Limit'));
+    };
+    visit(plan, false);
+    expect(limitedIndexes.sort()).toEqual([...indexes].sort());
+  }
+});
