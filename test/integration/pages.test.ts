@@ -204,6 +204,30 @@ test('each listed table has the index the walk reads in order, added once, and a
   expect(await namesOf(table)).toEqual(before.get(table));
 });
 
+test("a walk's next page starts after the page before, even when an earlier item was deleted in between", async () => {
+  const ids = async () =>
+    (await site.send('GET', '/pages?per_page=250')).body.map((item: { id: string }) => item.id);
+  const added: string[] = [];
+  for (const title of ['Walked A', 'Walked B', 'Walked C', 'Walked D']) {
+    const reply = await site.send('POST', '/posts', { title, content: '<p>Walked</p>', status: 'publish' });
+    expect(reply.status).toBe(200);
+    added.push(reply.body.id);
+  }
+  const all = await ids();
+  expect(all.slice(-4)).toEqual(added);
+  // Page 1 ends with A and B, page 2 starts with C.
+  const perPage = all.length - 2;
+  const first = await site.send('GET', `/pages?per_page=${perPage}&page=1`);
+  expect(first.body.map((item: { id: string }) => item.id).slice(-2)).toEqual(added.slice(0, 2));
+
+  expect((await site.send('DELETE', `/posts/${added[0]}`)).status).toBe(200);
+  // Counted by offset, page 2 would now start at D: the walk would never see C.
+  const second = await site.send('GET', `/pages?per_page=${perPage}&page=2`);
+  expect(second.body.map((item: { id: string }) => item.id)).toEqual(added.slice(2));
+  // A walk begun afterwards sees the list as it is now.
+  expect((await walk(perPage)).flat().map((item) => item.id)).toEqual(await ids());
+});
+
 test('a page reads each listed table in order from its index and merges them, never sorting every published row', async () => {
   const { strapi } = site;
   const knex = strapi.db.connection;

@@ -1,4 +1,5 @@
 import type { Core } from '@strapi/strapi';
+import { LRUCache } from 'lru-cache';
 import type { Paging } from '../contract/paging';
 import type { ResourceKind } from '../mapping/catalogue';
 import type { FieldTarget } from '../mapping/resolve';
@@ -25,7 +26,16 @@ export type PageItem = {
 const LISTED: ResourceKind[] = ['post', 'blogCategory', 'product', 'productCategory'];
 const TAXONOMIES = ['categories', 'tags'] as const;
 
-type PageKey = { documentId: string; kindIndex: number };
+/** An item's place in the order: its creation (as the driver reads it), its type's index in LISTED, its document. */
+type PageKey = { createdAt: Date | string | number; kindIndex: number; documentId: string };
+/** A query on one table, as Strapi's knex connection builds it. */
+type Query = ReturnType<Core.Strapi['db']['connection']>;
+
+/**
+ * How many walks' next pages are remembered, and for how long: a walk asks its pages one after
+ * another, seconds apart; a hint is a few hundred bytes.
+ */
+const WALK_HINTS = { max: 1_000, ttl: 10 * 60_000 };
 /** A listed entry's row as readItems selects it, under its aliases (categories, tags: when a column holds them). */
 type ItemRow = {
   id: number;
@@ -65,24 +75,51 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const mapping = () => getService(strapi, 'mapping');
 
   /**
+   * Where the next page of a walk starts: the last key of each page served, by the position after
+   * it (and the listed types and locales, which decide the order). The publisher asks page after
+   * page, so its next page is read from that key on through the indexes, at the cost of one page,
+   * where an offset steps over every earlier item again (a walk of n pages cost n²/2 pages). From
+   * a key the next page also stays right when entries before it were deleted during the walk. A
+   * page asked out of turn, or of another instance of the site, is counted by offset, as before.
+   * Keys compare to the millisecond, as Strapi writes createdAt.
+   */
+  const walkHints = new LRUCache<string, PageKey>(WALK_HINTS);
+
+  /**
    * One page of (document, type) keys over every listed type, in order of creation. A new entry
    * sorts after every existing one, so a walk in progress never sees an item twice or misses
    * one while the publisher adds pages; the database sorts and applies the offset. A type with
    * i18n on has a row per locale: only the plugin's locale counts, so a document is listed once.
-   *
-   * Each member reads its rows in order from the index orderIndexes() adds, and the database
-   * merges the sorted members and stops after the page, instead of reading every published row
-   * (5 KB bodies included) and sorting them all on every request. SQLite merges when the ORDER BY
-   * is the union's own (and refuses parenthesised members). PostgreSQL and MariaDB sort the whole
-   * union whatever its members' indexes, so there each member stops after offset + limit rows of
-   * its own, in order, and the outer query merges those (PostgreSQL, page 1 of 100,000 items: a
-   * sort of all of them, 26 ms, became a merge of 300 rows, 0.1 ms).
    */
   async function pageKeys(
     resources: Resource[],
     scopes: LocaleScope[],
     offset: number,
     limit: number
+  ): Promise<PageKey[]> {
+    const listing = resources
+      .map(({ uid }, kindIndex) => `${uid}:${scopes[kindIndex].locale ?? ''}`)
+      .join('|');
+    const after = walkHints.get(`${listing}@${offset}`);
+    const keys = await readKeys(resources, scopes, { after, offset: after ? 0 : offset, limit });
+    if (keys.length === limit) walkHints.set(`${listing}@${offset + limit}`, keys[keys.length - 1]);
+    return keys;
+  }
+
+  /**
+   * The keys of a page, counted from an offset or from the key before the page. Each member
+   * reads its rows in order from the index orderIndexes() adds, and the database merges the
+   * sorted members and stops after the page, instead of reading every published row (5 KB bodies
+   * included) and sorting them all on every request. SQLite merges when the ORDER BY is the
+   * union's own (and refuses parenthesised members). PostgreSQL and MariaDB sort the whole union
+   * whatever its members' indexes, so there each member stops after offset + limit rows of its
+   * own, in order, and the outer query merges those (PostgreSQL, page 1 of 100,000 items: a sort
+   * of all of them, 26 ms, became a merge of 300 rows, 0.1 ms).
+   */
+  async function readKeys(
+    resources: Resource[],
+    scopes: LocaleScope[],
+    { after, offset, limit }: { after?: PageKey; offset: number; limit: number }
   ): Promise<PageKey[]> {
     const knex = strapi.db.connection;
     const unionMergesMembers = strapi.db.dialect.client === 'sqlite';
@@ -93,10 +130,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         .select({ documentId: column('documentId'), createdAt: column('createdAt') })
         .select(knex.raw(`${Number(kindIndex)} as kind_index`))
         .whereNotNull(column('publishedAt'));
-      const scoped = locale ? select.where(column('locale'), locale) : select;
+      if (locale) select.where(column('locale'), locale);
+      if (after) whereAfter(select, column, kindIndex, after);
       return unionMergesMembers
-        ? scoped
-        : scoped.orderBy([column('createdAt'), column('documentId')]).limit(offset + limit);
+        ? select
+        : select.orderBy([column('createdAt'), column('documentId')]).limit(offset + limit);
     });
     const [first, ...others] = selects;
     const ordered = unionMergesMembers
@@ -106,10 +144,25 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       .orderBy([{ column: 'createdAt' }, { column: 'kind_index' }, { column: 'documentId' }])
       .limit(limit)
       .offset(offset);
-    return rows.map((row: { documentId: string; kind_index: number | string }) => ({
-      documentId: row.documentId,
-      kindIndex: Number(row.kind_index),
-    }));
+    return rows.map(
+      (row: { createdAt: PageKey['createdAt']; documentId: string; kind_index: number | string }) => ({
+        createdAt: row.createdAt,
+        kindIndex: Number(row.kind_index),
+        documentId: row.documentId,
+      })
+    );
+  }
+
+  /** Keeps the rows of one listed type that sort after `key` (creation, then type, then document). */
+  function whereAfter(select: Query, column: (attribute: string) => string, kindIndex: number, key: PageKey) {
+    const createdAt = column('createdAt');
+    if (kindIndex < key.kindIndex) return select.where(createdAt, '>', key.createdAt);
+    if (kindIndex > key.kindIndex) return select.where(createdAt, '>=', key.createdAt);
+    return select
+      .where(createdAt, '>=', key.createdAt)
+      .where((later: Query) =>
+        later.where(createdAt, '>', key.createdAt).orWhere(column('documentId'), '>', key.documentId)
+      );
   }
 
   /**
