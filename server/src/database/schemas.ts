@@ -16,8 +16,9 @@ export type Schema = {
   pluginOptions?: Record<string, Record<string, unknown>>;
 };
 
+/** One lookup: `strapi.contentTypes` builds a new map of every type on each read. */
 export const contentTypeOf = (strapi: Core.Strapi, uid: string) =>
-  strapi.contentTypes[uid as UID.ContentType] as unknown as Schema | undefined;
+  strapi.contentType(uid as UID.ContentType) as unknown as Schema | undefined;
 
 /** Every content type of the site, by uid. */
 export const allContentTypes = (strapi: Core.Strapi) =>

@@ -112,8 +112,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     if (input.source_id) await linkSource(transaction, input.source_id, documentId, at);
     // Read here, not from the rows the caller locked: a publish that committed while this request
     // waited for the lock replaced the published row by a new one, which that statement did not see.
-    const published = await versions().isPublished(resource(), documentId, at);
-    const { publish, unpublish } = statusChange(timing ? timing.status : input.status, published, forReview);
+    const state = await versions().state(resource(), documentId, at);
+    const { publish, unpublish } = statusChange(
+      timing ? timing.status : input.status,
+      state.published,
+      forReview
+    );
 
     let written: Record<string, unknown> | null | undefined;
     let recorded: Fingerprints | undefined;
@@ -122,14 +126,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         resource(),
         documentId,
         at,
-        { published, publish },
+        { state, publish },
         forDraft,
         () => toUpdateData()
       );
       written = update.written;
       notes.push(...update.addedNotes);
       recorded = fingerprints().of(resource(), forDraft, decision);
-    } else if (publish && !published) {
+    } else if (publish && !state.published) {
       await posts().publish({ documentId, ...at });
     }
     if (unpublish) await posts().unpublish({ documentId, ...at });

@@ -32,13 +32,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           const written = await toUpdateData();
           const { notes } = written;
           if (Object.keys(written.data).length > 0) {
-            const published = await versions().isPublished(resource(), documentId, at);
+            const state = await versions().state(resource(), documentId, at);
             // A published product stays published; an unpublished one stays a draft.
             const update = await versions().writeUpdate(
               resource(),
               documentId,
               at,
-              { published, publish: published },
+              { state, publish: state.published },
               written,
               toUpdateData
             );

@@ -7,6 +7,7 @@ import { documentsOf, type DocumentEntry } from '../database/documents';
 import { rowsOf } from '../database/schemas';
 
 export type EditedDraft = { id: number };
+export type VersionState = { published: boolean; editedDraft: EditedDraft | null };
 
 /**
  * Strapi 5 publishes a document by copying its whole draft, and offers no way to write the
@@ -23,24 +24,24 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const asideId = () => `publish-bridge-aside-${randomUUID()}`;
 
   return {
-    /** Whether the document has a published version (in `at`); types without draft and publish have none. */
-    async isPublished(resource: Resource, documentId: string, at: LocaleScope): Promise<boolean> {
-      if (!resource.draftAndPublish) return false;
-      return Boolean(
-        await documents(resource).findOne({ documentId, ...at, status: 'published', fields: ['documentId'] })
-      );
-    },
-
-    /** The document's draft when it was saved after its published version (the Content Manager's "Modified" rule). */
-    async editedDraft(resource: Resource, documentId: string, at: LocaleScope): Promise<EditedDraft | null> {
-      const version = (status: 'draft' | 'published') =>
-        documents(resource).findOne({ documentId, ...at, status, fields: ['updatedAt'] });
-      const draft = await version('draft');
-      const published = await version('published');
-      if (!draft?.updatedAt || !published) return null;
-      return new Date(draft.updatedAt).getTime() > new Date(published.updatedAt ?? 0).getTime()
-        ? { id: draft.id }
-        : null;
+    /**
+     * The document's versions (in `at`), from one read of its rows: whether it has a published
+     * version (types without draft and publish have none), and its draft when that was saved after
+     * the published version (the Content Manager's "Modified" rule).
+     */
+    async state(resource: Resource, documentId: string, at: LocaleScope): Promise<VersionState> {
+      if (!resource.draftAndPublish) return { published: false, editedDraft: null };
+      const versions = await rows(resource).findMany({
+        select: ['id', 'publishedAt', 'updatedAt'],
+        where: { documentId, ...(at.locale ? { locale: at.locale } : {}) },
+      });
+      const draft = versions.find((version) => version.publishedAt == null);
+      const published = versions.find((version) => version.publishedAt != null);
+      const savedAfter =
+        draft?.updatedAt &&
+        published &&
+        new Date(draft.updatedAt).getTime() > new Date(published.updatedAt ?? 0).getTime();
+      return { published: Boolean(published), editedDraft: savedAfter ? { id: draft.id } : null };
     },
 
     /**
@@ -81,11 +82,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       resource: Resource,
       documentId: string,
       at: LocaleScope,
-      { published, publish }: { published: boolean; publish: boolean },
+      { state, publish }: { state: VersionState; publish: boolean },
       forDraft: WriteResult,
       forPublished: () => Promise<WriteResult>
     ): Promise<{ written: DocumentEntry | null; addedNotes: string[] }> {
-      const editedDraft = published && publish ? await this.editedDraft(resource, documentId, at) : null;
+      const editedDraft = publish ? state.editedDraft : null;
       if (!editedDraft) {
         const written = await documents(resource).update({
           documentId,
