@@ -48,10 +48,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   /**
-   * Whether the update publishes or unpublishes the post: as its status says (none: as it is),
-   * except that an update sent to the draft for review publishes nothing.
+   * Whether the update publishes or unpublishes the post: as the status its timing (else its
+   * input) says (none: as it is), except that an update sent to the draft for review publishes nothing.
    */
-  function statusChange(status: PostUpdate['status'], published: boolean, forReview: boolean) {
+  function statusChange({ status }: Pick<PostUpdate, 'status'>, published: boolean, forReview: boolean) {
     const wanted = resource().draftAndPublish && (status ? status === 'publish' : published);
     return {
       publish: wanted && !forReview,
@@ -113,11 +113,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     // Read here, not from the rows the caller locked: a publish that committed while this request
     // waited for the lock replaced the published row by a new one, which that statement did not see.
     const state = await versions().state(resource(), documentId, at);
-    const { publish, unpublish } = statusChange(
-      timing ? timing.status : input.status,
-      state.published,
-      forReview
-    );
+    const { publish, unpublish } = statusChange(timing ?? input, state.published, forReview);
 
     let written: Record<string, unknown> | null | undefined;
     let recorded: Fingerprints | undefined;
