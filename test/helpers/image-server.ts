@@ -127,6 +127,22 @@ export function makeManyScanJpeg(shifts: number): Buffer {
 /** A JPEG of more scans than media import accepts (MAX_JPEG_SCANS). */
 export const MANY_SCANS_JPEG = { width: 8, height: 8, scans: 128, bytes: makeManyScanJpeg(1) };
 
+/** A PNG whose header says 5 × 3 and whose pixel data is not zlib: its size reads, its pixels do not. */
+const BROKEN_PIXELS_PNG = Buffer.concat([
+  PNG_BYTES.subarray(0, 33), // the signature and the IHDR chunk
+  pngChunk('IDAT', Buffer.alloc(40, 0x41)),
+  pngChunk('IEND', Buffer.alloc(0)),
+]);
+
+/** A 64 × 48 AVIF as sharp writes it. */
+async function makeAvif(): Promise<Buffer> {
+  const sharp = require('sharp');
+  return sharp(makePng(64, 48)).avif().toBuffer();
+}
+
+/** `avif` with its coded picture (the `mdat` box's payload) overwritten: its size reads, its pixels do not. */
+const withBrokenPixels = (avif: Buffer) => Buffer.from(avif).fill(0x55, avif.indexOf('mdat') + 4);
+
 export type ImageServer = {
   /** `http://127.0.0.1:<port>` */
   origin: string;
@@ -140,6 +156,7 @@ export type ImageServer = {
 
 export async function startImageServer(): Promise<ImageServer> {
   const jpeg = await makeJpeg();
+  const avif = await makeAvif();
   const animations = { gif: await makeAnimation('gif'), webp: await makeAnimation('webp') };
   const megapixelPng = makeBlankPng(MEGAPIXEL_PNG_SIZE.width, MEGAPIXEL_PNG_SIZE.height);
   let hugePng: Buffer | undefined;
@@ -165,9 +182,12 @@ export async function startImageServer(): Promise<ImageServer> {
       response.end(body);
     };
 
-    // Any path ending in .png under /images/ serves the PNG, so tests can make URLs of their own.
+    // Any path ending in .png (.avif) under /images/ serves the PNG (the AVIF), so tests can make URLs of their own.
     if (url.pathname.startsWith('/images/') && url.pathname.endsWith('.png')) {
       return send(200, 'image/png', PNG_BYTES);
+    }
+    if (url.pathname.startsWith('/images/') && url.pathname.endsWith('.avif')) {
+      return send(200, 'image/avif', avif);
     }
     // Any path ending in .png under /huge-pixels/ serves a small file of 16,000 × 16,000 pixels.
     if (url.pathname.startsWith('/huge-pixels/') && url.pathname.endsWith('.png')) {
@@ -216,6 +236,10 @@ export async function startImageServer(): Promise<ImageServer> {
       case '/corrupt.png':
         // The PNG signature followed by garbage: passes the signature check, not the image decoder.
         return send(200, 'image/png', Buffer.concat([PNG_BYTES.subarray(0, 8), Buffer.alloc(200, 0x41)]));
+      case '/broken-pixels.png':
+        return send(200, 'image/png', BROKEN_PIXELS_PNG);
+      case '/broken-pixels.avif':
+        return send(200, 'image/avif', withBrokenPixels(avif));
       case '/huge-declared.png':
       case '/huge-streamed.png': {
         const total = Number(url.searchParams.get('bytes'));

@@ -63,6 +63,21 @@ describe('importing images into the Media Library', () => {
     });
   });
 
+  it.each([
+    ['a PNG once (the upload checks it)', '/images/decoded-once.png'],
+    ['an AVIF once (the upload stores it unread: the plugin checks it)', '/images/decoded-once.avif'],
+  ])('decodes %s', async (_label, pathAndQuery) => {
+    const imaging = site.strapi.plugin('upload').service('image-manipulation');
+    const decodes = jest.spyOn(imaging, 'isFaultyImage');
+    try {
+      const result = await media().importImage(images.url(pathAndQuery));
+      expect(result).toMatchObject({ ok: true, reused: false });
+      expect(decodes).toHaveBeenCalledTimes(1);
+    } finally {
+      decodes.mockRestore();
+    }
+  });
+
   it('imports a PNG into the Media Library with its alt text, caption and real dimensions', async () => {
     const before = await fileCount();
     const result = await media().importImage(images.url('/images/Summer%20Cover.png'), {
@@ -202,6 +217,8 @@ describe('importing images into the Media Library', () => {
     ['a redirect without a Location', '/redirect-without-location', /HTTP 302 without a Location header/],
     ['more than 3 redirects', '/hops/3', /redirects more than 3 times/],
     ['an image the decoder rejects', '/corrupt.png', /^the file is not a readable PNG image$/],
+    ['a PNG whose pixels do not decode', '/broken-pixels.png', /^the file is not a readable PNG image$/],
+    ['an AVIF whose pixels do not decode', '/broken-pixels.avif', /^the file is not a readable AVIF image$/],
   ])('refuses %s with a clear reason and stores nothing', async (_label, pathAndQuery, reason) => {
     const before = await fileCount();
 

@@ -32,6 +32,14 @@ const FILE_UID = 'plugin::upload.file';
 const megapixels = (pixels: number) => +(pixels / 1_000_000).toFixed(1);
 
 /**
+ * The types Strapi's upload decodes whole itself before it stores anything (those its sharp
+ * metadata names a format it processes, 5.13 to 5.54), refusing a picture it cannot read with
+ * UNREADABLE_BY_UPLOAD. Sharp names AVIF "heif", which the upload stores unread.
+ */
+const DECODED_BY_UPLOAD = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+const UNREADABLE_BY_UPLOAD = 'File is not a valid image';
+
+/**
  * The sharp Strapi's upload plugin decodes with, found the way Node finds it from the site through
  * Strapi and its upload plugin: this plugin ships no image library of its own, and the frames
  * counted are those that decoder will decode. A require rooted at the site, so it works from the
@@ -105,14 +113,21 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const pixels = await assertWithinLimits(image, media.maxPixels, budget);
       const name = `${toSlug(path.parse(decodePath(image.url.pathname)).name, 'image')}${image.ext}`;
       const { filepath } = image;
-      // The check and the upload decode the whole picture: both hold its pixels of the process's
-      // allowance, which an image waits for as long as its download may take, no longer.
+      // The upload decodes the whole picture (or, for a type it stores unread, this check does):
+      // it holds its pixels of the process's allowance, which an image waits for as long as its
+      // download may take, no longer.
       const upload = async () => {
-        await assertReadable(filepath, image.label);
-        const [file] = (await uploads().upload({
-          data: { fileInfo: { name, alternativeText: options.alt, caption: options.caption } },
-          files: { filepath, originalFilename: name, mimetype: image.mime, size: image.size },
-        })) as UploadedFile[];
+        if (!DECODED_BY_UPLOAD.has(image.mime)) await assertReadable(filepath, image.label);
+        const [file] = (await uploads()
+          .upload({
+            data: { fileInfo: { name, alternativeText: options.alt, caption: options.caption } },
+            files: { filepath, originalFilename: name, mimetype: image.mime, size: image.size },
+          })
+          .catch((error: Error) => {
+            throw error?.name === 'ApplicationError' && error.message === UNREADABLE_BY_UPLOAD
+              ? new ImportRefused(`the file is not a readable ${image.label} image`)
+              : error;
+          })) as UploadedFile[];
         return file;
       };
       return await decoding.run(pixels, upload, AbortSignal.timeout(media.timeoutMs)).catch((error) => {
@@ -170,8 +185,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   /**
-   * The upload plugin stores bytes its decoder cannot read as a plain file without dimensions,
-   * so the import asks that decoder first (a full decode) and takes only a picture it can read.
+   * The upload plugin stores bytes of a type it does not decode as a plain file without
+   * dimensions, so for those the import asks that decoder first (a full decode) and takes only
+   * a picture it can read.
    */
   async function assertReadable(filepath: string, label: string) {
     const imaging = strapi.plugin('upload').service('image-manipulation');
