@@ -56,7 +56,7 @@ describe('importing images into the Media Library', () => {
       maxBytes: TEN_MEGABYTES,
       importInlineImages: true,
       maxInlineImages: 20,
-      concurrentDownloads: 6,
+      concurrentDownloads: 10,
       maxPixels: 40_000_000,
       maxPixelsPerRequest: 160_000_000,
       maxPixelsDecodingAtOnce: 80_000_000,

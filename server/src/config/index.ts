@@ -180,7 +180,11 @@ export const pluginConfigSchema = z
         importInlineImages: z.boolean(),
         /** Images in a request's HTML past this many are not downloaded, and stay HTML. */
         maxInlineImages: z.number().int().min(0).max(1000),
-        /** Downloads one request runs at the same time: 6 by default, as a browser opens per host. */
+        /**
+         * Downloads one request runs at the same time: 10 by default, so a post of ten images from
+         * a slow host waits for one round of downloads, not two. Each streams to a temporary file;
+         * the decoding they lead to is bounded by the pixel limits below, not by this.
+         */
         concurrentDownloads: z.number().int().min(1).max(32),
         /**
          * Pixels (width × height × frames, read from the file's header) an image may have: Strapi
@@ -250,7 +254,7 @@ export default {
       maxBytes: 10 * MEGABYTE,
       importInlineImages: true,
       maxInlineImages: 20,
-      concurrentDownloads: 6,
+      concurrentDownloads: 10,
       maxPixels: 40_000_000,
       maxPixelsPerRequest: 160_000_000,
       maxPixelsDecodingAtOnce: 80_000_000,
