@@ -26,16 +26,23 @@ export type PageItem = {
 const LISTED: ResourceKind[] = ['post', 'blogCategory', 'product', 'productCategory'];
 const TAXONOMIES = ['categories', 'tags'] as const;
 
-/** An item's place in the order: its creation (as the driver reads it), its type's index in LISTED, its document. */
-type PageKey = { createdAt: Date | string | number; kindIndex: number; documentId: string };
+/**
+ * An item's place in the order: its creation time exactly as the column holds it (text on
+ * PostgreSQL and MariaDB, whose drivers would round microseconds to a Date's milliseconds; null
+ * when a row has none), its type's index in LISTED, its document.
+ */
+type PageKey = { createdAt: string | number | null; kindIndex: number; documentId: string };
+/** A key a walk's next page starts after: one with a creation time. */
+type WalkHint = PageKey & { createdAt: string | number };
+const isWalkHint = (key: PageKey | undefined): key is WalkHint => key !== undefined && key.createdAt !== null;
 /** A query on one table, as Strapi's knex connection builds it. */
 type Query = ReturnType<Core.Strapi['db']['connection']>;
 
 /**
  * How many walks' next pages are remembered, and for how long: a walk asks its pages one after
- * another, seconds apart; a hint is a few hundred bytes.
+ * another, a fraction of a second apart; a hint is a few hundred bytes.
  */
-const WALK_HINTS = { max: 1_000, ttl: 10 * 60_000 };
+const WALK_HINTS = { max: 1_000, ttl: 2 * 60_000 };
 /** A listed entry's row as readItems selects it, under its aliases (categories, tags: when a column holds them). */
 type ItemRow = {
   id: number;
@@ -75,15 +82,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const mapping = () => getService(strapi, 'mapping');
 
   /**
-   * Where the next page of a walk starts: the last key of each page served, by the position after
-   * it (and the listed types and locales, which decide the order). The publisher asks page after
-   * page, so its next page is read from that key on through the indexes, at the cost of one page,
-   * where an offset steps over every earlier item again (a walk of n pages cost n²/2 pages). From
-   * a key the next page also stays right when entries before it were deleted during the walk. A
-   * page asked out of turn, or of another instance of the site, is counted by offset, as before.
-   * Keys compare to the millisecond, as Strapi writes createdAt.
+   * Where the next page of a walk starts: the last key of each page served, by the page size and
+   * the position after it (and the listed types and locales, which decide the order), for two
+   * minutes. The publisher asks page after page, so its next page is read from that key on
+   * through the indexes, at the cost of one page, where an offset steps over every earlier item
+   * again (a walk of n pages cost n²/2 pages). From a key the next page also stays right when
+   * entries before it were deleted during the walk. A page asked out of turn, one whose page
+   * before another instance of the site served, and one after a row without a creation time are
+   * counted by offset, as before.
    */
-  const walkHints = new LRUCache<string, PageKey>(WALK_HINTS);
+  const walkHints = new LRUCache<string, WalkHint>(WALK_HINTS);
 
   /**
    * One page of (document, type) keys over every listed type, in order of creation. A new entry
@@ -100,9 +108,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const listing = resources
       .map(({ uid }, kindIndex) => `${uid}:${scopes[kindIndex].locale ?? ''}`)
       .join('|');
-    const after = walkHints.get(`${listing}@${offset}`);
+    const hint = (position: number) => `${listing} ${limit}@${position}`;
+    const after = walkHints.get(hint(offset));
     const keys = await readKeys(resources, scopes, { after, offset: after ? 0 : offset, limit });
-    if (keys.length === limit) walkHints.set(`${listing}@${offset + limit}`, keys[keys.length - 1]);
+    // Set or dropped on every page, so a walk never continues from another, older walk's key.
+    const last = keys[limit - 1];
+    if (isWalkHint(last)) walkHints.set(hint(offset + limit), last);
+    else walkHints.delete(hint(offset + limit));
     return keys;
   }
 
@@ -119,42 +131,65 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   async function readKeys(
     resources: Resource[],
     scopes: LocaleScope[],
-    { after, offset, limit }: { after?: PageKey; offset: number; limit: number }
+    { after, offset, limit }: { after?: WalkHint; offset: number; limit: number }
   ): Promise<PageKey[]> {
     const knex = strapi.db.connection;
-    const unionMergesMembers = strapi.db.dialect.client === 'sqlite';
-    const selects = resources.map((resource, kindIndex) => {
-      const { locale } = scopes[kindIndex];
-      const { name, column } = tableOf(strapi, resource.uid);
-      const select = knex(name)
-        .select({ documentId: column('documentId'), createdAt: column('createdAt') })
-        .select(knex.raw(`${Number(kindIndex)} as kind_index`))
-        .whereNotNull(column('publishedAt'));
-      if (locale) select.where(column('locale'), locale);
-      if (after) whereAfter(select, column, kindIndex, after);
-      return unionMergesMembers
-        ? select
-        : select.orderBy([column('createdAt'), column('documentId')]).limit(offset + limit);
+    const client = strapi.db.dialect.client;
+    const unionMergesMembers = client === 'sqlite';
+    const members = resources.flatMap((resource, kindIndex) => {
+      const { column } = tableOf(strapi, resource.uid);
+      const inOrder = (member: Query) =>
+        unionMergesMembers
+          ? member
+          : member.orderBy([column('createdAt'), column('documentId')]).limit(offset + limit);
+      const read = () => publishedKeys(resource, scopes[kindIndex], kindIndex);
+      if (!after) return [inOrder(read())];
+      const later = inOrder(whereAfter(read(), column, kindIndex, after));
+      // PostgreSQL sorts rows without a creation time last (the others first, before any key).
+      return client === 'postgres' ? [later, inOrder(read().whereNull(column('createdAt')))] : [later];
     });
-    const [first, ...others] = selects;
+    const [first, ...others] = members;
     const ordered = unionMergesMembers
       ? first.unionAll(others)
-      : knex.select('*').from(knex.unionAll(selects, true).as('page_keys'));
+      : knex.select('*').from(knex.unionAll(members, true).as('page_keys'));
     const rows = await ordered
       .orderBy([{ column: 'createdAt' }, { column: 'kind_index' }, { column: 'documentId' }])
       .limit(limit)
       .offset(offset);
     return rows.map(
-      (row: { createdAt: PageKey['createdAt']; documentId: string; kind_index: number | string }) => ({
-        createdAt: row.createdAt,
+      (row: { createdKey: PageKey['createdAt']; documentId: string; kind_index: number | string }) => ({
+        createdAt: row.createdKey,
         kindIndex: Number(row.kind_index),
         documentId: row.documentId,
       })
     );
   }
 
+  /** The published rows (in the plugin's locale) of one listed type, as keys: creation, type, document. */
+  function publishedKeys(resource: Resource, { locale }: LocaleScope, kindIndex: number): Query {
+    const knex = strapi.db.connection;
+    const { name, column } = tableOf(strapi, resource.uid);
+    const createdAt = column('createdAt');
+    const exactly: Record<string, string> = { postgres: 'CAST(?? AS TEXT)', mysql: 'CAST(?? AS CHAR)' };
+    const select = knex(name)
+      .select({ documentId: column('documentId'), createdAt })
+      .select({
+        createdKey: exactly[strapi.db.dialect.client]
+          ? knex.raw(exactly[strapi.db.dialect.client], [createdAt])
+          : createdAt,
+      })
+      .select(knex.raw(`${Number(kindIndex)} as kind_index`))
+      .whereNotNull(column('publishedAt'));
+    return locale ? select.where(column('locale'), locale) : select;
+  }
+
   /** Keeps the rows of one listed type that sort after `key` (creation, then type, then document). */
-  function whereAfter(select: Query, column: (attribute: string) => string, kindIndex: number, key: PageKey) {
+  function whereAfter(
+    select: Query,
+    column: (attribute: string) => string,
+    kindIndex: number,
+    key: WalkHint
+  ) {
     const createdAt = column('createdAt');
     if (kindIndex < key.kindIndex) return select.where(createdAt, '>', key.createdAt);
     if (kindIndex > key.kindIndex) return select.where(createdAt, '>=', key.createdAt);
