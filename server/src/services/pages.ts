@@ -111,6 +111,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const hint = (position: number) => `${listing} ${limit}@${position}`;
     const after = walkHints.get(hint(offset));
     const keys = await readKeys(resources, scopes, { after, offset: after ? 0 : offset, limit });
+    // PostgreSQL sorts rows without a creation time last: after a key, the page ends with the first of them.
+    if (after && keys.length < limit && strapi.db.dialect.client === 'postgres') {
+      keys.push(
+        ...(await readKeys(resources, scopes, { undated: true, offset: 0, limit: limit - keys.length }))
+      );
+    }
     // Set or dropped on every page, so a walk never continues from another, older walk's key.
     const last = keys[limit - 1];
     if (isWalkHint(last)) walkHints.set(hint(offset + limit), last);
@@ -131,22 +137,18 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   async function readKeys(
     resources: Resource[],
     scopes: LocaleScope[],
-    { after, offset, limit }: { after?: WalkHint; offset: number; limit: number }
+    { after, undated, offset, limit }: { after?: WalkHint; undated?: boolean; offset: number; limit: number }
   ): Promise<PageKey[]> {
     const knex = strapi.db.connection;
-    const client = strapi.db.dialect.client;
-    const unionMergesMembers = client === 'sqlite';
-    const members = resources.flatMap((resource, kindIndex) => {
+    const unionMergesMembers = strapi.db.dialect.client === 'sqlite';
+    const members = resources.map((resource, kindIndex) => {
       const { column } = tableOf(strapi, resource.uid);
-      const inOrder = (member: Query) =>
-        unionMergesMembers
-          ? member
-          : member.orderBy([column('createdAt'), column('documentId')]).limit(offset + limit);
-      const read = () => publishedKeys(resource, scopes[kindIndex], kindIndex);
-      if (!after) return [inOrder(read())];
-      const later = inOrder(whereAfter(read(), column, kindIndex, after));
-      // PostgreSQL sorts rows without a creation time last (the others first, before any key).
-      return client === 'postgres' ? [later, inOrder(read().whereNull(column('createdAt')))] : [later];
+      const member = publishedKeys(resource, scopes[kindIndex], kindIndex);
+      if (after) whereAfter(member, column, kindIndex, after);
+      if (undated) member.whereNull(column('createdAt'));
+      return unionMergesMembers
+        ? member
+        : member.orderBy([column('createdAt'), column('documentId')]).limit(offset + limit);
     });
     const [first, ...others] = members;
     const ordered = unionMergesMembers
