@@ -35,6 +35,11 @@ type PageKey = { createdAt: string | number | null; kindIndex: number; documentI
 /** A key a walk's next page starts after: one with a creation time. */
 type WalkHint = PageKey & { createdAt: string | number };
 const isWalkHint = (key: PageKey | undefined): key is WalkHint => key !== undefined && key.createdAt !== null;
+/** How a key's creation time is read as text, where the driver would round it (SQLite: as stored). */
+const CREATION_AS_TEXT: Partial<Record<string, string>> = {
+  postgres: 'CAST(?? AS TEXT)',
+  mysql: 'CAST(?? AS CHAR)',
+};
 /** A query on one table, as Strapi's knex connection builds it. */
 type Query = ReturnType<Core.Strapi['db']['connection']>;
 
@@ -172,14 +177,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const knex = strapi.db.connection;
     const { name, column } = tableOf(strapi, resource.uid);
     const createdAt = column('createdAt');
-    const exactly: Record<string, string> = { postgres: 'CAST(?? AS TEXT)', mysql: 'CAST(?? AS CHAR)' };
+    const asText = CREATION_AS_TEXT[strapi.db.dialect.client];
     const select = knex(name)
       .select({ documentId: column('documentId'), createdAt })
-      .select({
-        createdKey: exactly[strapi.db.dialect.client]
-          ? knex.raw(exactly[strapi.db.dialect.client], [createdAt])
-          : createdAt,
-      })
+      .select({ createdKey: asText ? knex.raw(asText, [createdAt]) : createdAt })
       .select(knex.raw(`${Number(kindIndex)} as kind_index`))
       .whereNotNull(column('publishedAt'));
     return locale ? select.where(column('locale'), locale) : select;
