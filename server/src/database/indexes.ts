@@ -87,7 +87,7 @@ export async function ensureIndex(strapi: Core.Strapi, wanted: WantedIndex, name
   await addIndex(strapi, wanted, name, `${wanted.table} (${wanted.columns.join(', ')})`, {
     present: async () => (await indexNamed(strapi, name)) || (await hasIndex(strapi, wanted)),
     create: () =>
-      strapi.db.connection.schema.alterTable(wanted.table, (table: any) => table.index(wanted.columns, name)),
+      strapi.db.connection.schema.alterTable(wanted.table, (table) => table.index(wanted.columns, name)),
   });
 }
 

@@ -2,13 +2,12 @@ import type { Core } from '@strapi/strapi';
 import { UIDS } from '../constants';
 import { componentOf, contentTypeOf } from '../database/schemas';
 import { instantFromStored, storedInstant, tableOf } from '../database/tables';
+import type { Knex, Trx } from '../database/knex';
 import { changedFields, digestOf, type Fingerprints, type ShapesOf } from '../mapping/fingerprints';
 import type { Resource } from '../resources';
 import type { LocaleScope } from './locales';
 import type { WriteResult } from './types';
 
-type Knex = any;
-type Trx = unknown;
 type Values = Record<string, unknown>;
 
 /** The columns that name an entry's managed-entry row: its type, its documentId, its locale ('' without i18n). */
@@ -36,7 +35,8 @@ export async function managedEntry(
   at: LocaleScope
 ): Promise<ManagedEntry> {
   const { name, column } = tableOf(strapi, UIDS.managedEntry);
-  const query = (strapi.db.connection as Knex)(name)
+  const query = strapi.db
+    .connection(name)
     .select({ fingerprints: column('fingerprints'), scheduledAt: column('scheduledAt') })
     .where(managedEntryOf(strapi, uid, documentId, at))
     .first();

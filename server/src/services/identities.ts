@@ -2,9 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
 import { UIDS } from '../constants';
 import { tableOf } from '../database/tables';
+import type { Knex, Trx } from '../database/knex';
 
-type Knex = any;
-type Trx = unknown;
 /**
  * Exclusive by default: the holder is about to change the row. With a `locale`, only rows in that
  * locale make the document exist (the plugin's version of a document with i18n on).
@@ -121,9 +120,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * Whether `target` is the plugin's: the registry holds a key of `resource` for it, for every
      * document the plugin created (or adopted), and none for an entry an editor made in the same
      * type, unless the publisher named it; then the registry marks it as the editor's. One index
-     * lookup: the schema indexes resource and target.
+     * lookup: the schema indexes resource and target. Outside a transaction when `trx` is null.
      */
-    async knows(trx: Trx, resource: string, target: string): Promise<boolean> {
+    async knows(trx: Trx | null, resource: string, target: string): Promise<boolean> {
       const keys = await this.keysOf(trx, resource, target);
       return keys.length > 0 && !keys.includes(storedKey(editorsEntryKey(target)));
     },

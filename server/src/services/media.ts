@@ -211,8 +211,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   /** Whether an entry links the file through a media attribute (the upload plugin's morph table). */
   async function isLinked({ trx }: Transaction, fileId: number): Promise<boolean> {
     const { name, joinColumn } = joinTableOf(strapi, FILE_UID, 'related');
-    const knex = strapi.db.connection as any;
-    return Boolean(await knex(name).transacting(trx).first(joinColumn).where(joinColumn, fileId));
+    return Boolean(
+      await strapi.db.connection(name).transacting(trx).first(joinColumn).where(joinColumn, fileId)
+    );
   }
 
   function reasonOf(error: unknown): string {

@@ -10,6 +10,7 @@ import { getService } from '../plugin';
 import { relationTableOf, tableOf } from '../database/tables';
 import { contentTypeOf } from '../database/schemas';
 import { ensureIndex, indexName, type WantedIndex } from '../database/indexes';
+import type { Query } from '../database/knex';
 
 /** A page list item (contract 2.9, fields per contract-decisions.md). */
 export type PageItem = {
@@ -40,8 +41,6 @@ const CREATION_AS_TEXT: Partial<Record<string, string>> = {
   postgres: 'CAST(?? AS TEXT)',
   mysql: 'CAST(?? AS CHAR)',
 };
-/** A query on one table, as Strapi's knex connection builds it. */
-type Query = ReturnType<Core.Strapi['db']['connection']>;
 
 /**
  * How many walks' next pages are remembered, and for how long: a walk asks its pages one after

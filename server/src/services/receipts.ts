@@ -5,6 +5,7 @@ import type { Core } from '@strapi/strapi';
 import { ContractError } from '../contract/errors';
 import { PLUGIN_ID } from '../constants';
 import { storedInstant, tableOf } from '../database/tables';
+import type { Knex, Trx } from '../database/knex';
 import receipt from '../content-types/request-receipt';
 import { driverMessageOf } from '../utils/database-errors';
 
@@ -22,7 +23,6 @@ export type WriteClaim = {
   /** Set when a transaction of this request found the receipt held by the same request before it. */
   replayed: boolean;
 };
-type Knex = any;
 
 const RECEIPT_UID = 'plugin::publish-bridge.request-receipt';
 
@@ -204,7 +204,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    * transactions at once (its image imports): when one of them took the receipt over while
    * another waited at the row, the waiting one finds it taken by its own request.
    */
-  async function ownsReceipt(trx: Knex, claim: WriteClaim): Promise<boolean> {
+  async function ownsReceipt(trx: Trx, claim: WriteClaim): Promise<boolean> {
     const holder = await holderOf(claim.fingerprint, trx);
     if (!holder) return false;
     if (holder.claimant === claim.claimant) return true;
@@ -286,7 +286,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * takes over the receipt of the same request that failed with a 5xx, or stops a replay. On
      * PostgreSQL and MySQL a concurrent twin waits here for the first transaction to end.
      */
-    async claimInTransaction(trx: Knex) {
+    async claimInTransaction(trx: Trx) {
       const claim = claims.getStore();
       if (!claim) return;
       if (claim.replayed) throw new ReplayDetected();

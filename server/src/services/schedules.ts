@@ -6,12 +6,11 @@ import { timingOf, type Timing } from '../contract/scheduling';
 import { documentsOf } from '../database/documents';
 import { contentTypeOf } from '../database/schemas';
 import { storedInstant, tableOf } from '../database/tables';
+import type { Knex } from '../database/knex';
 import type { Resource } from '../resources';
 import type { LocaleScope } from './locales';
 import type { Transaction } from './transactions';
 import { getService, pluginConfig } from '../plugin';
-
-type Knex = any;
 
 /** Due publishes one run takes on; the next run takes the rest. */
 const BATCH = 100;

@@ -4,19 +4,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ContractError } from '../contract/errors';
 import { isConnectionFailure, isLostConnection, isRetryableConflict } from '../utils/database-errors';
 import { getService } from '../plugin';
+import type { Trx } from '../database/knex';
 
 const MAX_ATTEMPTS = 16;
 const FIRST_BACKOFF_MS = 10;
 const MAX_BACKOFF_MS = 1_000;
 
-type Knex = {
-  raw(sql: string): Promise<unknown>;
-  isCompleted(): boolean;
-  commit(...args: unknown[]): Promise<unknown>;
-  /** Settles once the transaction ended: rejected when its COMMIT failed, which `commit()` itself does not report. */
-  executionPromise: Promise<unknown>;
-  client: { acquireConnection(): Promise<unknown> };
-};
 type DriverConnection = {
   on?(event: string, listener: (error?: unknown) => void): unknown;
   off?(event: string, listener: (error?: unknown) => void): unknown;
@@ -24,7 +17,7 @@ type DriverConnection = {
   __knex__disposed?: unknown;
 };
 
-export type Transaction = { trx: unknown };
+export type Transaction = { trx: Trx };
 
 /**
  * Waits a random time up to a ceiling that doubles with every attempt ("full jitter"), so
@@ -115,10 +108,13 @@ function databaseWentAway(
  * document events behind webhooks, the content history) for it. Made to fail, the commit throws
  * before Strapi runs them.
  */
-function failWhenCommitFails(trx: Knex) {
-  const commit = trx.commit.bind(trx);
-  trx.commit = async (...args: unknown[]) => {
+function failWhenCommitFails(trx: Trx) {
+  // Knex types `commit` as its query builder; Strapi only awaits it, so a promise stands in.
+  const transaction = trx as unknown as { commit(...args: unknown[]): Promise<unknown> };
+  const commit = transaction.commit.bind(trx);
+  transaction.commit = async (...args: unknown[]) => {
     const committed = await commit(...args);
+    // Settles once the transaction ended: rejected when its COMMIT failed.
     await trx.executionPromise;
     return committed;
   };
@@ -149,7 +145,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    * Strapi opens the transaction without options, so the empty one it began is ended and a
    * READ COMMITTED one started on the same connection; Strapi's commit or rollback then ends it.
    */
-  async function useReadCommitted(trx: Knex) {
+  async function useReadCommitted(trx: Trx) {
     if (strapi.db.dialect.client !== 'mysql') return;
     readCommittedIsSafe ??= await binlogAllowsReadCommitted(trx);
     if (!readCommittedIsSafe) return;
@@ -165,7 +161,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    * (the first burst after boot), every transaction waited for the pool's acquire timeout (60 s)
    * and answered 500 (seen with two instances on MariaDB).
    */
-  async function binlogAllowsReadCommitted(trx: Knex): Promise<boolean> {
+  async function binlogAllowsReadCommitted(trx: Trx): Promise<boolean> {
     const [rows] = (await trx.raw('SELECT @@log_bin AS logBin, @@binlog_format AS binlogFormat')) as [
       Array<{ logBin: number | string; binlogFormat: string }>,
     ];
@@ -191,7 +187,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     async run<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
       // Inside a caller's transaction, the work joins it; retrying is the outermost run's job.
-      if (strapi.db.inTransaction()) return strapi.db.transaction(({ trx }) => work({ trx }));
+      if (strapi.db.inTransaction()) return strapi.db.transaction(({ trx }: Transaction) => work({ trx }));
       for (let attempt = 1; ; attempt += 1) {
         const attemptState: {
           watch?: ReturnType<typeof watchConnection>;
@@ -200,15 +196,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           endedUnderTheWork: boolean;
         } = { began: false, workEnded: false, endedUnderTheWork: false };
         try {
-          return await strapi.db.transaction(async ({ trx }) => {
+          return await strapi.db.transaction(async ({ trx }: Transaction) => {
             attemptState.began = true;
-            const knex = trx as unknown as Knex;
-            failWhenCommitFails(knex);
-            const watch = watchConnection((await knex.client.acquireConnection()) as DriverConnection);
+            failWhenCommitFails(trx);
+            const watch = watchConnection((await trx.client.acquireConnection()) as DriverConnection);
             attemptState.watch = watch;
             try {
-              await useReadCommitted(knex);
-              await receipts().claimInTransaction(knex);
+              await useReadCommitted(trx);
+              await receipts().claimInTransaction(trx);
               const attempt = { abandoned: false };
               const working = attempts.run(attempt, () => work({ trx }));
               const result = await Promise.race([working, watch.failure]).catch((error) => {
@@ -219,7 +214,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
               return result;
             } catch (error) {
               // Knex ends a transaction whose BEGIN failed on a dropped connection; nothing of it was committed.
-              attemptState.endedUnderTheWork = knex.isCompleted();
+              attemptState.endedUnderTheWork = trx.isCompleted();
               throw error;
             }
           });
