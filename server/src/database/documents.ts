@@ -7,7 +7,7 @@ import type { Core, UID } from '@strapi/strapi';
  */
 
 /** A document's version as the Document Service returns it. */
-export type DocumentEntry = { id: number; documentId: string; [attribute: string]: any };
+export type DocumentEntry = { id: number; documentId: string; [attribute: string]: unknown };
 
 type Version = { documentId: string; locale?: string };
 type Reading = {

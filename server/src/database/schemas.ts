@@ -27,7 +27,7 @@ export const allContentTypes = (strapi: Core.Strapi) =>
 export const componentOf = (strapi: Core.Strapi, uid: string) =>
   strapi.components[uid as UID.Component] as unknown as Schema | undefined;
 
-type Row = { id: number; [column: string]: any };
+type Row = { id: number; [column: string]: unknown };
 type Where = Record<string, unknown>;
 type Reading = { where?: Where; select?: string[]; orderBy?: unknown; limit?: number; offset?: number };
 

@@ -146,7 +146,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const wanted = [...new Set(ids)];
     if (wanted.length === 0) return found;
     for (const uid of candidateUids()) {
-      const rows = await rowsOf(strapi, uid).findMany({
+      const rows = await rowsOf<{ documentId: string }>(strapi, uid).findMany({
         where: { documentId: { $in: wanted } },
         select: ['documentId'],
       });

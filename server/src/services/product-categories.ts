@@ -39,14 +39,20 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         start: offset,
         limit,
       });
-      return categories.map((category) => ({
-        id: category.documentId,
-        name: category[nameField] ?? '',
-        slug: (slugField && category[slugField]) || '',
-        description: (description && category[description]) || '',
+      const textOf = (value: unknown) => (typeof value === 'string' ? value : '');
+      return categories.map((category) => {
         // The parent relation may be a list; its first entry is the parent.
-        parent: (parent && [category[parent] ?? []].flat()[0]?.documentId) || '',
-      }));
+        const parentEntry = parent
+          ? ([category[parent] ?? []].flat()[0] as { documentId?: string } | undefined)
+          : undefined;
+        return {
+          id: category.documentId,
+          name: textOf(category[nameField]),
+          slug: slugField ? textOf(category[slugField]) : '',
+          description: description ? textOf(category[description]) : '',
+          parent: parentEntry?.documentId ?? '',
+        };
+      });
     },
   };
 };

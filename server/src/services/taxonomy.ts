@@ -29,6 +29,18 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return primary === undefined ? [] : [primary];
   }
 
+  /**
+   * An entry named `name`, compared as the registry compares names: `$eqi` goes through the
+   * column's collation (on MySQL/MariaDB "Résumé" matches "Resume"), so its candidates are narrowed.
+   */
+  async function entryNamed({ uid, nameField }: Resource, name: string) {
+    const candidates = await documentsOf(strapi, uid).findMany({
+      filters: { [nameField]: { $eqi: name.trim() } },
+      fields: ['documentId', nameField],
+    });
+    return candidates.find((candidate) => nameKey(String(candidate[nameField] ?? '')) === nameKey(name));
+  }
+
   return {
     nameKey,
 
@@ -60,13 +72,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const known = await registry.findLive(trx, registryName, uid, lookupKeys, { shared: true });
       if (known) return { documentId: known, created: false };
 
-      // `$eqi` goes through the column's collation: on MySQL/MariaDB "Résumé" matches "Resume",
-      // so the candidates are narrowed to the same name the way the registry compares names.
-      const candidates = await documentsOf(strapi, uid).findMany({
-        filters: { [nameField]: { $eqi: name.trim() } },
-        fields: ['documentId', nameField],
-      });
-      const existing = candidates.find((candidate) => this.nameKey(candidate[nameField] ?? '') === nameKey);
+      const existing = await entryNamed(resource, name);
       if (existing) {
         const keys = [...sourceKeys, nameKey, editorsEntryKey(existing.documentId)];
         await registry.claimAll(trx, registryName, keys, existing.documentId);

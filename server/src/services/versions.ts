@@ -8,6 +8,12 @@ import { rowsOf } from '../database/schemas';
 
 export type EditedDraft = { id: number };
 export type VersionState = { published: boolean; editedDraft: EditedDraft | null };
+/** What `state` reads of a version's row: the drivers give a datetime as a Date, its text, or epoch milliseconds. */
+type VersionRow = {
+  id: number;
+  publishedAt: Date | string | number | null;
+  updatedAt: Date | string | number | null;
+};
 
 /**
  * Strapi 5 publishes a document by copying its whole draft, and offers no way to write the
@@ -31,7 +37,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      */
     async state(resource: Resource, documentId: string, at: LocaleScope): Promise<VersionState> {
       if (!resource.draftAndPublish) return { published: false, editedDraft: null };
-      const versions = await rows(resource).findMany({
+      const versions = await rowsOf<VersionRow>(strapi, resource.uid).findMany({
         select: ['id', 'publishedAt', 'updatedAt'],
         where: { documentId, ...(at.locale ? { locale: at.locale } : {}) },
       });
