@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_MAPPING } from '../../server/src/mapping/catalogue';
-import { fitNames, fitText, fitToLength, maxLengthOf } from '../../server/src/mapping/fit';
+import { fitNames, fitText, cutAtWordBoundary, maxLengthOf } from '../../server/src/mapping/fit';
 import config from '../../server/src/config';
 import { unusedPluginTypes } from '../../server/src/mapping/unused-types';
 import {
@@ -357,20 +357,20 @@ describe("content in a dynamic zone (the example template's Article)", () => {
   });
 });
 
-describe('fitToLength', () => {
+describe('cutAtWordBoundary', () => {
   test('keeps text that fits', () => {
-    expect(fitToLength('Short title', 60)).toBe('Short title');
+    expect(cutAtWordBoundary('Short title', 60)).toBe('Short title');
   });
 
   test('cuts at the last word boundary and drops trailing punctuation', () => {
-    expect(fitToLength('How to grind coffee at home, for espresso and pour-over', 30)).toBe(
+    expect(cutAtWordBoundary('How to grind coffee at home, for espresso and pour-over', 30)).toBe(
       'How to grind coffee at home'
     );
-    expect(fitToLength('one two three', 9)).toBe('one two');
+    expect(cutAtWordBoundary('one two three', 9)).toBe('one two');
   });
 
   test('cuts a single long word hard when no boundary is near', () => {
-    expect(fitToLength('Supercalifragilisticexpialidocious', 10)).toBe('Supercalif');
+    expect(cutAtWordBoundary('Supercalifragilisticexpialidocious', 10)).toBe('Supercalif');
   });
 });
 

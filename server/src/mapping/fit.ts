@@ -5,10 +5,10 @@ export const STRING_COLUMN_MAX = 255;
 const COLUMN_TYPES = ['string', 'uid', 'email'];
 
 /**
- * Fits text into a length limit by cutting at the last word boundary, so values that are too
+ * Cuts text to a length limit at its last word boundary, so values that are too
  * long for a site's attribute are shortened readably instead of failing the publish.
  */
-export function fitToLength(text: string, max: number): string {
+export function cutAtWordBoundary(text: string, max: number): string {
   if (text.length <= max) return text;
   const cut = text.slice(0, max + 1);
   const boundary = cut.search(/\s+\S*$/);
@@ -42,7 +42,7 @@ export function fitText(value: string, bounds: TextBounds, { cuttable = true } =
   let fitted = value;
   if (max !== undefined && value.length > max) {
     if (!cuttable) return { outcome: 'tooLong', max };
-    fitted = fitToLength(value, max);
+    fitted = cutAtWordBoundary(value, max);
   }
   const { min } = bounds.limits;
   if (min !== undefined && fitted.length < min) return { outcome: 'tooShort', min };
