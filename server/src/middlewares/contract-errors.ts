@@ -1,7 +1,7 @@
 import type { Core } from '@strapi/strapi';
 import type { Context, Next } from 'koa';
-import { ContractError, errorBody, internalErrorMessage } from '../contract/errors';
-import { PLUGIN_ID } from '../constants';
+import { errorBody } from '../contract/errors';
+import { answerError } from '../utils/error-answer';
 import { requireVerified } from '../utils/verified-requests';
 
 /** A mapped content type's own rules (lengths, required fields) are the sender's to satisfy: 400, not 500. */
@@ -17,19 +17,11 @@ export default (_config: unknown, { strapi }: { strapi: Core.Strapi }) =>
     try {
       await next();
     } catch (error) {
-      if (error instanceof ContractError) {
-        ctx.status = error.status;
-        ctx.body = errorBody(error.message);
-        return;
-      }
       if (isStrapiValidationError(error)) {
         ctx.status = 400;
         ctx.body = errorBody(`The site's content type refused a value: ${error.message}`);
         return;
       }
-      const { requestId } = requireVerified(ctx);
-      strapi.log.error(`[${PLUGIN_ID}] request ${requestId} failed: ${(error as Error)?.stack ?? error}`);
-      ctx.status = 500;
-      ctx.body = errorBody(internalErrorMessage(requestId));
+      answerError(strapi, ctx, error, () => requireVerified(ctx).requestId);
     }
   };

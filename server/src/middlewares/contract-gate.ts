@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
 import type { Context, Next } from 'koa';
-import { ContractError, errorBody, internalErrorMessage, Unauthenticated } from '../contract/errors';
+import { errorBody, Unauthenticated } from '../contract/errors';
 import {
   HEADER_API_KEY,
   HEADER_SIGNATURE,
@@ -19,6 +19,7 @@ import type { Refusal } from '../services/activity-aggregation';
 import type { SignedWrite, WriteClaim } from '../services/receipts';
 import { pathBelowPrefix } from '../utils/prefix-path';
 import { readRawBody } from '../utils/raw-body';
+import { answerError } from '../utils/error-answer';
 import { markVerified, verifiedRequestOf } from '../utils/verified-requests';
 import { getService, pluginConfig } from '../plugin';
 
@@ -68,7 +69,7 @@ export function createContractGate(strapi: Core.Strapi) {
       await runOnce(ctx, headers, passage, next);
     } catch (error) {
       if (error instanceof Unauthenticated) passage.refusal = error.reason;
-      answerError(ctx, error, passage.requestId);
+      answerError(strapi, ctx, error, () => passage.requestId);
     }
     normaliseAnswer(ctx);
     if (passage.claim)
@@ -105,7 +106,7 @@ export function createContractGate(strapi: Core.Strapi) {
       ctx.body = { probe: probeAnswer(await settings().probeSecret(), nonce) };
       ctx.status = 200;
     } catch (error) {
-      answerError(ctx, error, randomUUID());
+      answerError(strapi, ctx, error, randomUUID);
     }
   }
 
@@ -195,18 +196,6 @@ export function createContractGate(strapi: Core.Strapi) {
     } catch (error) {
       strapi.log.warn(`[${PLUGIN_ID}] request ${requestId} was not logged: ${(error as Error).message}`);
     }
-  }
-
-  function answerError(ctx: Context, error: unknown, requestId: string) {
-    if (error instanceof ContractError) {
-      ctx.status = error.status;
-      ctx.body = errorBody(error.message);
-      if (error.status === 408) ctx.set('Connection', 'close');
-      return;
-    }
-    strapi.log.error(`[${PLUGIN_ID}] request ${requestId} failed: ${(error as Error)?.stack ?? error}`);
-    ctx.status = 500;
-    ctx.body = errorBody(internalErrorMessage(requestId));
   }
 
   /** Routes that matched answer for themselves; this covers unknown paths and Strapi's own envelopes. */
