@@ -1,4 +1,5 @@
 import type { Core, UID } from '@strapi/strapi';
+import { contentTypes } from '@strapi/utils';
 import type { AttributeSchema } from '../mapping/resolve';
 
 /**
@@ -11,7 +12,6 @@ import type { AttributeSchema } from '../mapping/resolve';
 export type Schema = {
   info?: { displayName?: string };
   attributes: Record<string, AttributeSchema>;
-  options?: { draftAndPublish?: boolean };
   /** Per-plugin options, e.g. `{ 'content-manager': { visible: false } }`; content types only. */
   pluginOptions?: Record<string, Record<string, unknown>>;
 };
@@ -19,6 +19,12 @@ export type Schema = {
 /** One lookup: `strapi.contentTypes` builds a new map of every type on each read. */
 export const contentTypeOf = (strapi: Core.Strapi, uid: string) =>
   strapi.contentType(uid as UID.ContentType) as unknown as Schema | undefined;
+
+/** Whether a content type has Draft & Publish on, by Strapi's own rule. */
+export function hasDraftAndPublish(strapi: Core.Strapi, uid: string): boolean {
+  const schema = strapi.contentType(uid as UID.ContentType);
+  return schema !== undefined && contentTypes.hasDraftAndPublish(schema);
+}
 
 /** Every content type of the site, by uid. */
 export const allContentTypes = (strapi: Core.Strapi) =>

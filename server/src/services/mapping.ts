@@ -6,7 +6,13 @@ import { describeZone, resolveMapping, type ResolvedMapping } from '../mapping/r
 import { describeResource, type Resource } from '../resources';
 import { pluginConfig } from '../plugin';
 import { unusedPluginTypes } from '../mapping/unused-types';
-import { allContentTypes, componentOf, contentTypeOf, type Schema } from '../database/schemas';
+import {
+  allContentTypes,
+  componentOf,
+  contentTypeOf,
+  hasDraftAndPublish,
+  type Schema,
+} from '../database/schemas';
 
 /** Where each resource is stored: the site's own types from `contentTypes`, else the plugin's. */
 // Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
@@ -14,8 +20,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   let resolved: ResolvedMapping | undefined;
   let resources: Record<ResourceKind, Resource> | undefined;
 
-  const lookup = (schema: Schema | undefined) =>
-    schema && { attributes: schema.attributes, draftAndPublish: schema.options?.draftAndPublish === true };
+  const lookup = (schema: Schema | undefined, draftAndPublish: boolean) =>
+    schema && { attributes: schema.attributes, draftAndPublish };
 
   return {
     /** Resolved once, after every content type is registered; a site's schema does not change while it runs. */
@@ -24,8 +30,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const { contentTypes } = pluginConfig(strapi);
         resolved = resolveMapping(
           contentTypes,
-          (uid) => lookup(contentTypeOf(strapi, uid)),
-          (uid) => lookup(componentOf(strapi, uid))
+          (uid) => lookup(contentTypeOf(strapi, uid), hasDraftAndPublish(strapi, uid)),
+          // A component is part of its entry's versions: it has no Draft & Publish of its own.
+          (uid) => lookup(componentOf(strapi, uid), false)
         );
       }
       return resolved;
