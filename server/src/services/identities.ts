@@ -71,7 +71,8 @@ export function storedKey(key: string): string {
  * Natural keys of entities (a post's source_id, a category's name, a slug) in a table with a
  * real unique index. Strapi's `unique: true` is a SELECT-then-INSERT that concurrent requests
  * race through; the index makes the database refuse the second claim, and the transaction
- * that lost is retried (see the transactions service).
+ * that lost is retried (see the transactions service). Keys are kept per registry name (a
+ * resource's `registry`, stored in the `resource` column), so a category and a tag may share one.
  */
 // Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
@@ -91,11 +92,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * A `shared` lock lets requests that only refer to the document hold it at the same time.
      * With `trx` null, a plain read outside any transaction, which locks nothing.
      */
-    async lookup(trx: Trx | null, resource: string, key: string, lock: RowLock = {}): Promise<string | null> {
+    async lookup(
+      trx: Trx | null,
+      registryName: string,
+      key: string,
+      lock: RowLock = {}
+    ): Promise<string | null> {
       const table = identities();
       let query = knex()(table.name)
         .select(table.column('target'))
-        .where({ [table.column('resource')]: resource, [table.column('naturalKey')]: storedKey(key) })
+        .where({ [table.column('resource')]: registryName, [table.column('naturalKey')]: storedKey(key) })
         .first();
       if (trx) query = query.transacting(trx);
       if (trx && locksRows()) query = lock.shared ? query.forShare() : query.forUpdate();
@@ -104,52 +110,52 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /** Records that `key` names `target`; throws the driver's unique violation if another request did first. */
-    async claim(trx: Trx, resource: string, key: string, target: string) {
-      await this.claimAll(trx, resource, [key], target);
+    async claim(trx: Trx, registryName: string, key: string, target: string) {
+      await this.claimAll(trx, registryName, [key], target);
     },
 
     /**
      * Records the document under `keys`, or under its own `documentKey` when there are none: the
      * registry knows every document the plugin created, which tells them from the entries editors made.
      */
-    async claimDocument(trx: Trx, resource: string, keys: string[], target: string) {
-      await this.claimAll(trx, resource, keys.length > 0 ? keys : [documentKey(target)], target);
+    async claimDocument(trx: Trx, registryName: string, keys: string[], target: string) {
+      await this.claimAll(trx, registryName, keys.length > 0 ? keys : [documentKey(target)], target);
     },
 
     /**
-     * Whether `target` is the plugin's: the registry holds a key of `resource` for it, for every
+     * Whether `target` is the plugin's: the registry holds a key of `registryName` for it, for every
      * document the plugin created (or adopted), and none for an entry an editor made in the same
      * type, unless the publisher named it; then the registry marks it as the editor's. One index
-     * lookup: the schema indexes resource and target. Outside a transaction when `trx` is null.
+     * lookup: the schema indexes registry name and target. Outside a transaction when `trx` is null.
      */
-    async knows(trx: Trx | null, resource: string, target: string): Promise<boolean> {
-      const keys = await this.keysOf(trx, resource, target);
+    async knows(trx: Trx | null, registryName: string, target: string): Promise<boolean> {
+      const keys = await this.keysOf(trx, registryName, target);
       return keys.length > 0 && !keys.includes(storedKey(editorsEntryKey(target)));
     },
 
     /** The keys (as stored) that name `target`. Outside a transaction when `trx` is null: a read for display. */
-    async keysOf(trx: Trx | null, resource: string, target: string): Promise<string[]> {
+    async keysOf(trx: Trx | null, registryName: string, target: string): Promise<string[]> {
       const table = identities();
       const query = knex()(table.name)
         .select({ key: table.column('naturalKey') })
-        .where({ [table.column('resource')]: resource, [table.column('target')]: target });
+        .where({ [table.column('resource')]: registryName, [table.column('target')]: target });
       const rows: Array<{ key: string }> = await (trx ? query.transacting(trx) : query);
       return rows.map((row) => row.key);
     },
 
-    async forgetKey(trx: Trx, resource: string, key: string) {
+    async forgetKey(trx: Trx, registryName: string, key: string) {
       const table = identities();
       await knex()(table.name)
         .transacting(trx)
-        .where({ [table.column('resource')]: resource, [table.column('naturalKey')]: storedKey(key) })
+        .where({ [table.column('resource')]: registryName, [table.column('naturalKey')]: storedKey(key) })
         .delete();
     },
 
-    async forgetTarget(trx: Trx, resource: string, target: string) {
+    async forgetTarget(trx: Trx, registryName: string, target: string) {
       const table = identities();
       await knex()(table.name)
         .transacting(trx)
-        .where({ [table.column('resource')]: resource, [table.column('target')]: target })
+        .where({ [table.column('resource')]: registryName, [table.column('target')]: target })
         .delete();
     },
 
@@ -179,15 +185,15 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      */
     async findLive(
       trx: Trx,
-      resource: string,
+      registryName: string,
       uid: string,
       keys: string[],
       lock: RowLock = {}
     ): Promise<string | null> {
       for (const key of keys) {
-        const target = await this.lookup(trx, resource, key, lock);
+        const target = await this.lookup(trx, registryName, key, lock);
         if (target && (await this.lockDocument(trx, uid, target, lock))) return target;
-        if (target) await this.forgetKey(trx, resource, key);
+        if (target) await this.forgetKey(trx, registryName, key);
       }
       return null;
     },
@@ -200,7 +206,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      */
     async liveTargets(
       trx: Trx,
-      resource: string,
+      registryName: string,
       uid: string,
       keys: string[],
       lock: RowLock = {}
@@ -222,7 +228,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           target: `registry.${registry.column('target')}`,
           ...(lock.locale ? { locale: `entry.${table.column('locale')}` } : {}),
         })
-        .where(`registry.${registry.column('resource')}`, resource)
+        .where(`registry.${registry.column('resource')}`, registryName)
         .whereIn(`registry.${registry.column('naturalKey')}`, [...keyOf.keys()]);
       if (locksRows()) query = lock.shared ? query.forShare() : query.forUpdate();
       const rows: Array<{ key: string; target: string; locale?: string }> = await query;
@@ -235,7 +241,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /** `claim` for several keys in one statement: all of them, or the unique violation. */
-    async claimAll(trx: Trx, resource: string, keys: string[], target: string) {
+    async claimAll(trx: Trx, registryName: string, keys: string[], target: string) {
       if (keys.length === 0) return;
       const table = identities();
       const now = new Date();
@@ -243,7 +249,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         .transacting(trx)
         .insert(
           keys.map((key) => ({
-            [table.column('resource')]: resource,
+            [table.column('resource')]: registryName,
             [table.column('naturalKey')]: storedKey(key),
             [table.column('target')]: target,
             [table.column('createdAt')]: now,
@@ -262,7 +268,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      */
     async freeSlug(
       trx: Trx,
-      resource: string,
+      registryName: string,
       uid: string,
       slugField: string,
       base: string
@@ -283,7 +289,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const usedSlugs = valuesIn(knex(), mysql, table.name, table.column(slugField), candidates);
         const usedKeys = valuesIn(knex(), mysql, registry.name, registry.column('naturalKey'), keys).where(
           registry.column('resource'),
-          resource
+          registryName
         );
         const rows: Array<{ value: string }> = await usedSlugs.unionAll(usedKeys).transacting(trx);
         // Lower case: MySQL and MariaDB compare (and index) "Post-2" and "post-2" as the same value.
