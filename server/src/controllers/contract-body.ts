@@ -16,7 +16,7 @@ const emptyAsObject = (body: unknown) => (body === undefined ? {} : body);
  */
 export function replyWithEntity(
   ctx: Context,
-  { notes, created: _created, ...entity }: { id: string; url?: string; notes?: string[]; created?: boolean }
+  { notes, ...entity }: { id: string; url?: string; notes?: string[] }
 ) {
   if (notes && notes.length > 0) requireVerified(ctx).notes = notes;
   ctx.body = entity;

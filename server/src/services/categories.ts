@@ -27,7 +27,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
             fields,
             media
           );
-          const { documentId } = await getService(strapi, 'taxonomy').findOrCreate(transaction, kind, name, {
+          const documentId = await getService(strapi, 'taxonomy').findOrCreate(transaction, kind, name, {
             ...identity,
             data,
             notes,

@@ -183,7 +183,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * and republishes never duplicate. A post deleted in Strapi meanwhile is not resurrected:
      * the source_id is relinked to a new post.
      */
-    async create(input: PostCreate): Promise<EntityResult & { created: boolean }> {
+    async create(input: PostCreate): Promise<EntityResult> {
       const at: LocaleScope = await getService(strapi, 'locales').scopeOf(resource());
       return fields().withMedia(resource(), input, async (transaction: Transaction, media: MediaMap) => {
         if (input.source_id) {
@@ -195,9 +195,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
             [sourceKey(input.source_id)],
             at
           );
-          if (known) return { ...(await applyUpdate(transaction, known, at, input, media)), created: false };
+          if (known) return applyUpdate(transaction, known, at, input, media);
         }
-        return { ...(await createNew(transaction, at, input, media)), created: true };
+        return createNew(transaction, at, input, media);
       });
     },
 

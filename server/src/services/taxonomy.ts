@@ -9,8 +9,6 @@ import { getService } from '../plugin';
 import { documentsOf } from '../database/documents';
 import { editorsEntryKey } from './identities';
 
-export type FoundOrCreated = { documentId: string; created: boolean };
-
 /** Entities a post or product refers to by name; missing ones are created. */
 // Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
@@ -45,9 +43,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     nameKey,
 
     /**
-     * The entity named `name` (case-insensitive), or known by `sourceId` or `slug`: the one
-     * the registry knows, else one an editor created with that name, else a new one built
-     * from `data` (Strapi attribute values). The full name is matched; a new entry stores it
+     * The documentId of the entity named `name` (case-insensitive), or known by `sourceId` or
+     * `slug`: the one the registry knows, else one an editor created with that name, else a new
+     * one built from `data` (Strapi attribute values). The full name is matched; a new entry stores it
      * cut to fit the name attribute (noted), and the registry keeps finding it by the full name.
      */
     async findOrCreate(
@@ -60,7 +58,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         slug,
         notes = [],
       }: { data?: Record<string, unknown>; sourceId?: string; slug?: string; notes?: string[] } = {}
-    ): Promise<FoundOrCreated> {
+    ): Promise<string> {
       const resource: Resource = getService(strapi, 'mapping').resource(kind);
       const { uid, registry: registryName, nameField, slugField } = resource;
       const registry = identities();
@@ -70,13 +68,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
       // A shared lock: publishes that refer to the same category or author need not wait for each other.
       const known = await registry.findLive(trx, registryName, uid, lookupKeys, { shared: true });
-      if (known) return { documentId: known, created: false };
+      if (known) return known;
 
       const existing = await entryNamed(resource, name);
       if (existing) {
         const keys = [...sourceKeys, nameKey, editorsEntryKey(existing.documentId)];
         await registry.claimAll(trx, registryName, keys, existing.documentId);
-        return { documentId: existing.documentId, created: false };
+        return existing.documentId;
       }
 
       const freeSlug = slugField
@@ -92,7 +90,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       });
       const claims = new Set([...sourceKeys, nameKey, ...(freeSlug ? [`slug:${freeSlug}`] : [])]);
       await registry.claimAll(trx, registryName, [...claims], created.documentId);
-      return { documentId: created.documentId, created: true };
+      return created.documentId;
     },
 
     /** Document ids for `names` in their order, duplicates (case-insensitive) folded. */
@@ -114,7 +112,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const ids = await identities().liveTargets(transaction.trx, registry, uid, keys, { shared: true });
       for (const key of keys) {
         if (ids.has(key)) continue;
-        ids.set(key, (await this.findOrCreate(transaction, kind, unique.get(key)!, { notes })).documentId);
+        ids.set(key, await this.findOrCreate(transaction, kind, unique.get(key)!, { notes }));
       }
       return [...unique.keys()].map((key) => ids.get(key)!);
     },
@@ -132,7 +130,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       if (field === 'parent' && (await identities().lockDocument(transaction.trx, related.uid, value))) {
         return [value];
       }
-      const { documentId } = await this.findOrCreate(transaction, kind, value, { notes });
+      const documentId = await this.findOrCreate(transaction, kind, value, { notes });
       return [documentId];
     },
 
