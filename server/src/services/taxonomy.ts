@@ -36,7 +36,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       filters: { [nameField]: { $eqi: name.trim() } },
       fields: ['documentId', nameField],
     });
-    return candidates.find((candidate) => nameKey(String(candidate[nameField] ?? '')) === nameKey(name));
+    const wanted = nameKey(name);
+    return candidates.find((candidate) => nameKey(String(candidate[nameField] ?? '')) === wanted);
   }
 
   return {

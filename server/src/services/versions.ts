@@ -8,7 +8,10 @@ import { rowsOf } from '../database/schemas';
 
 export type EditedDraft = { id: number };
 export type VersionState = { published: boolean; editedDraft: EditedDraft | null };
-/** What `state` reads of a version's row: the drivers give a datetime as a Date, its text, or epoch milliseconds. */
+/**
+ * A version's row, as far as this service reads it: the drivers give a datetime as a Date, its
+ * text, or epoch milliseconds.
+ */
 type VersionRow = {
   id: number;
   publishedAt: Date | string | number | null;
@@ -25,7 +28,7 @@ type VersionRow = {
 // Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const documents = (resource: Resource) => documentsOf(strapi, resource.uid);
-  const rows = (resource: Resource) => rowsOf(strapi, resource.uid);
+  const rows = (resource: Resource) => rowsOf<VersionRow>(strapi, resource.uid);
   /** A documentId no document holds: Strapi's are 24 lowercase letters and digits. */
   const asideId = () => `publish-bridge-aside-${randomUUID()}`;
 
@@ -37,7 +40,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      */
     async state(resource: Resource, documentId: string, at: LocaleScope): Promise<VersionState> {
       if (!resource.draftAndPublish) return { published: false, editedDraft: null };
-      const versions = await rowsOf<VersionRow>(strapi, resource.uid).findMany({
+      const versions = await rows(resource).findMany({
         select: ['id', 'publishedAt', 'updatedAt'],
         where: { documentId, ...(at.locale ? { locale: at.locale } : {}) },
       });
