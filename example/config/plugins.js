@@ -82,7 +82,8 @@ module.exports = ({ env }) => ({
     },
   },
   'publish-bridge': {
-    enabled: true,
+    // PUBLISH_BRIDGE_ENABLED=false starts the site without the plugin; its content and memory stay.
+    enabled: env.bool('PUBLISH_BRIDGE_ENABLED', true),
     // Strapi 5.54 silently skips a relative `resolve`; the plugin is this repository's root.
     resolve: path.resolve(exampleDir(), '..'),
     config: {

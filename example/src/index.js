@@ -17,6 +17,8 @@ const DEMO_CATALOGUE = [
 ];
 
 async function seedDemoCatalogue(strapi) {
+  // Without the plugin (disabled, or removed) its product types do not exist.
+  if (!strapi.plugin('publish-bridge')) return;
   if ((await strapi.documents(PRODUCT).count({})) > 0) return;
   for (const { category, products } of DEMO_CATALOGUE) {
     const created = await strapi.documents(PRODUCT_CATEGORY).create({ data: category, status: 'published' });

@@ -1,9 +1,10 @@
 import type { Core } from '@strapi/strapi';
-import { API_KEY_ENV, MIN_KEY_LENGTH } from './constants';
+import { API_KEY_ENV, MIN_KEY_LENGTH, PLUGIN_ID } from './constants';
 import { createContractGate } from './middlewares/contract-gate';
 import { applyContentApiPrefix } from './routes';
 import { holdContinueFor } from './utils/expect-continue';
 import { getService } from './plugin';
+import { dropExpressionIndexesOnSqlite } from './database/indexes';
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   // Here, so a bad prefix stops the boot with its message, and before Strapi mounts the routers.
@@ -15,6 +16,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   // only point where the exact request bytes are still unread.
   strapi.server.use(createContractGate(strapi));
   holdContinueFor(strapi.server.httpServer);
+  // Before Strapi's schema sync, which may rebuild the tables these indexes are on.
+  strapi.hook('strapi::content-types.beforeSync').register(async () => {
+    const dropped = await dropExpressionIndexesOnSqlite(strapi);
+    if (dropped.length > 0)
+      strapi.log.info(
+        `[${PLUGIN_ID}] dropped ${dropped.length} index(es) on LOWER(name) that would stop a table rebuild`
+      );
+  });
 };
 
 /** A weak key in the environment would protect every route with it; refuse to start instead. */

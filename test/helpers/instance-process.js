@@ -143,6 +143,40 @@ async function main() {
       return dropped;
     },
 
+    /**
+     * The plugin's indexes (`…_pb_idx`) on each table, read from the database's catalogue (Strapi's
+     * inspector leaves out PostgreSQL's indexes on an expression).
+     */
+    async pluginIndexes() {
+      const knex = strapi.db.connection;
+      const client = strapi.db.dialect.client;
+      const rows =
+        client === 'sqlite'
+          ? await knex.raw(
+              "SELECT tbl_name AS t, name AS i FROM sqlite_master WHERE type = 'index' AND name LIKE '%pb_idx'"
+            )
+          : client === 'postgres'
+            ? (
+                await knex.raw(
+                  "SELECT tablename AS t, indexname AS i FROM pg_indexes WHERE schemaname = current_schema() AND indexname LIKE '%pb_idx'"
+                )
+              ).rows
+            : (
+                await knex.raw(
+                  "SELECT DISTINCT TABLE_NAME AS t, INDEX_NAME AS i FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND INDEX_NAME LIKE '%pb_idx'"
+                )
+              )[0];
+      const found = {};
+      for (const { t, i } of rows) (found[t] = found[t] || []).push(i);
+      for (const names of Object.values(found)) names.sort();
+      return found;
+    },
+
+    /** Runs one statement as the site's own connection would, e.g. to set a database up as an older version left it. */
+    runSql: async (sql, bindings = []) => {
+      await strapi.db.connection.raw(sql, bindings);
+    },
+
     async stop() {
       await strapi.destroy();
       setImmediate(() => process.exit(0));

@@ -91,33 +91,72 @@ export async function ensureIndex(strapi: Core.Strapi, wanted: WantedIndex, name
   });
 }
 
-/** How each database's Query Engine lower-cases a column for `$eqi` (@strapi/database where.ts). */
-const LOWERED: Partial<Record<string, string>> = {
-  postgres: 'LOWER(CAST(?? AS VARCHAR))',
-  sqlite: 'LOWER(??)',
+/**
+ * How each database finds a name without regard to case, and the index that serves it, side by
+ * side so they cannot drift apart. Both compare as Strapi's `$eqi` does (`LOWER()` folds ASCII
+ * letters only in SQLite, as its NOCASE collation does).
+ * - SQLite: an index on the column itself, collated NOCASE. When a column is dropped or renamed,
+ *   knex rebuilds the table and re-creates its indexes, leaving out those on the column that is
+ *   gone; an index on an expression (`LOWER(name)`) it copies as it is, and the rebuild fails with
+ *   "no such column", stopping the site even in a start without the plugin.
+ * - PostgreSQL: the expression `$eqi` compares. PostgreSQL drops an index with its column and
+ *   rebuilds it when the column's type changes; Strapi's schema sync does not see it.
+ * - MariaDB cannot index an expression, and its `=` goes through the column's collation, which a
+ *   site may make case-sensitive: the lookup stays `$eqi`'s and reads the table.
+ */
+const CASE_INSENSITIVE: Partial<Record<string, { label: string; indexed: string; equals: string }>> = {
+  postgres: {
+    label: 'lower',
+    indexed: '(LOWER(CAST(?? AS VARCHAR)))',
+    equals: 'LOWER(CAST(?? AS VARCHAR)) = LOWER(?)',
+  },
+  sqlite: { label: 'nocase', indexed: '(?? COLLATE NOCASE)', equals: '?? = ? COLLATE NOCASE' },
 };
+const UNINDEXED_EQUALS = 'LOWER(??) = LOWER(?)';
+
+/** The name of the plugin's index for case-insensitive lookups of `column` on `table`, on this database. */
+export const caseInsensitiveIndexName = (strapi: Core.Strapi, table: string, column: string) =>
+  indexName(table, `${column}_${CASE_INSENSITIVE[strapi.db.dialect.client]?.label ?? 'lower'}`);
+
+/** A query of `table`'s rows whose `column` equals `value` without regard to case, served by that index. */
+export const whereEqualsIgnoringCase = (strapi: Core.Strapi, table: string, column: string, value: string) =>
+  strapi.db
+    .connection(table)
+    .whereRaw(CASE_INSENSITIVE[strapi.db.dialect.client]?.equals ?? UNINDEXED_EQUALS, [column, value]);
 
 /**
- * Adds an index named `name` on the lower-cased column, the expression Strapi's `$eqi` compares,
- * so a case-insensitive lookup by name reads the index, not the whole table. PostgreSQL and
- * SQLite only: MariaDB cannot index an expression (its `$eqi` goes on reading the table). Idempotent
- * by name; like `ensureIndex`, never drops or replaces an index.
+ * Adds the index named `name` that serves whereEqualsIgnoringCase on the column (PostgreSQL and
+ * SQLite). Idempotent by name; like `ensureIndex`, never drops or replaces an index.
  */
-export async function ensureLowerIndex(
+export async function ensureCaseInsensitiveIndex(
   strapi: Core.Strapi,
   wanted: WantedIndex,
   name: string
 ): Promise<void> {
-  const lowered = LOWERED[strapi.db.dialect.client];
+  const indexed = CASE_INSENSITIVE[strapi.db.dialect.client]?.indexed;
   const [column] = wanted.columns;
-  if (!lowered) return;
-  await addIndex(strapi, wanted, name, `${wanted.table} (lower(${column}))`, {
+  if (!indexed) return;
+  await addIndex(strapi, wanted, name, `${wanted.table} (${column}, case-insensitive)`, {
     present: () => indexNamed(strapi, name),
     create: () =>
-      strapi.db.connection.raw(`CREATE INDEX IF NOT EXISTS ?? ON ?? (${lowered})`, [
+      strapi.db.connection.raw(`CREATE INDEX IF NOT EXISTS ?? ON ?? ${indexed}`, [
         name,
         wanted.table,
         column,
       ]),
   });
+}
+
+/**
+ * Drops the `LOWER(name)` indexes that earlier builds of the plugin added on SQLite: each one
+ * stops any rebuild of its table after its column is renamed or removed. Run before Strapi's schema sync,
+ * so the first start after an upgrade can already carry a schema change.
+ */
+export async function dropExpressionIndexesOnSqlite(strapi: Core.Strapi): Promise<string[]> {
+  if (strapi.db.dialect.client !== 'sqlite') return [];
+  const rows: { name: string }[] = await strapi.db.connection.raw(
+    "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE '%\\_lower\\_pb\\_idx' ESCAPE '\\' AND sql LIKE '%LOWER(%'"
+  );
+  for (const { name } of rows) await strapi.db.connection.raw('DROP INDEX IF EXISTS ??', [name]);
+  return rows.map(({ name }) => name);
 }

@@ -3,7 +3,12 @@ import { RESOURCE_KINDS, type ResourceKind } from '../mapping/catalogue';
 import { getService } from '../plugin';
 import { tableOf } from '../database/tables';
 import { contentTypeOf } from '../database/schemas';
-import { ensureIndex, ensureLowerIndex, indexName } from '../database/indexes';
+import {
+  caseInsensitiveIndexName,
+  ensureCaseInsensitiveIndex,
+  ensureIndex,
+  indexName,
+} from '../database/indexes';
 
 type SlugColumn = { uid: string; table: string; column: string };
 
@@ -19,9 +24,9 @@ const INDEXABLE_TYPES = new Set<string | undefined>(['uid', 'string']);
  * with thousands of entries each lookup reads the whole table (measured: 17 ms per lookup at
  * 10,000 SQLite rows, most of a publish's time). At startup the plugin adds a plain, non-unique
  * index on each slug column it looks up, unless an index already starts with that column.
- * A category, tag or author the registry does not know yet is looked up by name with `$eqi`
- * (`LOWER(name) = LOWER(?)`), which reads the whole table too: each name column gets an index
- * on its lower-cased value (PostgreSQL and SQLite; see ensureLowerIndex).
+ * A category, tag or author the registry does not know yet is looked up by name without regard
+ * to case, which reads the whole table too: each name column gets an index that serves that
+ * lookup (PostgreSQL and SQLite; see ensureCaseInsensitiveIndex).
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   /** The indexable columns that hold `field` (the slug field, or the name field) of each of `kinds`. */
@@ -59,10 +64,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         );
       }
       for (const { uid, table, column } of nameColumns()) {
-        await ensureLowerIndex(
+        await ensureCaseInsensitiveIndex(
           strapi,
           { uid, table, columns: [column], purpose: 'case-insensitive name lookups' },
-          indexName(table, `${column}_lower`)
+          caseInsensitiveIndexName(strapi, table, column)
         );
       }
     },

@@ -7,6 +7,9 @@ import { toSlug } from '../utils/slug';
 import type { Transaction } from './transactions';
 import { getService } from '../plugin';
 import { documentsOf } from '../database/documents';
+import { whereEqualsIgnoringCase } from '../database/indexes';
+import { tableOf } from '../database/tables';
+import type { Trx } from '../database/knex';
 import { editorsEntryKey } from './identities';
 
 /** Entities a post or product refers to by name; missing ones are created. */
@@ -28,12 +31,25 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   /**
-   * An entry named `name`, compared as the registry compares names: `$eqi` goes through the
-   * column's collation (on MySQL/MariaDB "Résumé" matches "Resume"), so its candidates are narrowed.
+   * An entry named `name`, compared as the registry compares names. The rows named so without
+   * regard to case are found through the plugin's index on the name column; the Document Service
+   * then reads those documents' versions it serves (draft, locale). The database's comparison goes
+   * through the column's collation (on MySQL/MariaDB "Résumé" matches "Resume"), so the
+   * candidates are narrowed.
    */
-  async function entryNamed({ uid, nameField }: Resource, name: string) {
+  async function entryNamed(trx: Trx, { uid, nameField }: Resource, name: string) {
+    const table = tableOf(strapi, uid);
+    const rows: { documentId: string }[] = await whereEqualsIgnoringCase(
+      strapi,
+      table.name,
+      table.column(nameField),
+      name.trim()
+    )
+      .transacting(trx)
+      .distinct({ documentId: table.column('documentId') });
+    if (rows.length === 0) return undefined;
     const candidates = await documentsOf(strapi, uid).findMany({
-      filters: { [nameField]: { $eqi: name.trim() } },
+      filters: { documentId: { $in: rows.map((row) => row.documentId) } },
       fields: ['documentId', nameField],
     });
     const wanted = nameKey(name);
@@ -71,7 +87,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const known = await registry.findLive(trx, registryName, uid, lookupKeys, { shared: true });
       if (known) return known;
 
-      const existing = await entryNamed(resource, name);
+      const existing = await entryNamed(trx, resource, name);
       if (existing) {
         const keys = [...sourceKeys, nameKey, editorsEntryKey(existing.documentId)];
         await registry.claimAll(trx, registryName, keys, existing.documentId);

@@ -1,0 +1,121 @@
+import { createTestDatabase, testDatabaseClient, type TestDatabase } from '../helpers/databases';
+import type { Instance } from '../helpers/instances';
+import {
+  createSiteCopy,
+  removeAttribute,
+  renameAttribute,
+  type PluginState,
+  type SiteCopy,
+} from '../helpers/site-copy';
+
+/**
+ * The plugin is a guest in the site's tables: what it adds to them (indexes for its look-ups)
+ * must never stop the site from starting after the site changes its own schema, with the plugin
+ * enabled or not. Every start here is a real start of a process of its own on one database.
+ */
+const SITE_TYPES = { PUBLISH_BRIDGE_CONTENT_TYPES: 'site' };
+/** MariaDB cannot index an expression: the plugin adds no index for name look-ups there. */
+const indexesNames = testDatabaseClient() !== 'mariadb';
+
+let database: TestDatabase;
+let copy: SiteCopy;
+let instance: Instance | undefined;
+
+beforeEach(async () => {
+  database = await createTestDatabase();
+  copy = createSiteCopy();
+});
+
+afterEach(async () => {
+  await instance?.stop();
+  instance = undefined;
+  copy.remove();
+  await database.drop();
+});
+
+async function start(plugin?: PluginState): Promise<Instance> {
+  await instance?.stop();
+  instance = await copy.start({ ...database.env, ...SITE_TYPES }, plugin);
+  return instance;
+}
+
+/** The site's own REST API answers (the example lets anyone read its authors). */
+async function expectSiteServes(site: Instance) {
+  const response = await fetch(`${site.baseUrl}/api/authors`);
+  expect(response.status).toBe(200);
+}
+
+const post = (title: string) => ({
+  title,
+  content: '<p>Ground fresh.</p>',
+  status: 'publish',
+  categories: ['Brewing'],
+  author: 'Ada Barista',
+});
+
+/** The site's schema after a developer renamed and removed attributes the plugin looks up and indexes. */
+function changeLookedUpAttributes() {
+  copy.editSchema('author', renameAttribute('name', 'fullName'));
+  copy.editSchema('category', removeAttribute('slug'));
+  copy.editSchema('category', renameAttribute('name', 'title'));
+  copy.editSchema('article', renameAttribute('slug', 'path'));
+}
+
+/** The example's mapping, following the changes above. */
+const FOLLOWING_MAPPING: PluginState = {
+  enabled: true,
+  fields: {
+    author: { display_name: 'fullName' },
+    blogCategory: { name: 'title', slug: null },
+    post: { slug: 'path' },
+  },
+};
+
+test('after the site renames and removes attributes the plugin indexes, it starts with the plugin disabled, then enabled', async () => {
+  let site = await start();
+  expect((await site.send('POST', '/posts', post('Before the change'))).status).toBe(200);
+  const before = await site.call<Record<string, string[]>>('pluginIndexes');
+  // The indexes are there on the columns about to change, or this test would prove nothing.
+  expect(before.articles).toEqual(expect.arrayContaining([expect.stringMatching(/^articles_slug_/)]));
+  expect(before.categories).toEqual(expect.arrayContaining([expect.stringMatching(/^categories_slug_/)]));
+  if (indexesNames) {
+    expect(before.authors).toEqual([expect.stringMatching(/^authors_name_/)]);
+    expect(before.categories).toEqual(expect.arrayContaining([expect.stringMatching(/^categories_name_/)]));
+  }
+
+  changeLookedUpAttributes();
+  site = await start({ enabled: false });
+  await expectSiteServes(site);
+
+  site = await start(FOLLOWING_MAPPING);
+  await expectSiteServes(site);
+  const after = await site.send('POST', '/posts', post('After the change'));
+  expect(after.status).toBe(200);
+  const indexes = await site.call<Record<string, string[]>>('pluginIndexes');
+  expect(indexes.articles).toEqual(expect.arrayContaining([expect.stringMatching(/^articles_path_/)]));
+  if (indexesNames) {
+    expect(indexes.authors).toEqual([expect.stringMatching(/^authors_full_name_/)]);
+    expect(indexes.categories).toEqual(expect.arrayContaining([expect.stringMatching(/^categories_title_/)]));
+  }
+
+  // And the indexes the plugin added on the new columns do not stop the next change either.
+  copy.editSchema('author', renameAttribute('fullName', 'name'));
+  site = await start({ enabled: false });
+  await expectSiteServes(site);
+});
+
+test('a site whose plugin once indexed LOWER(name) on SQLite starts after the column is renamed', async () => {
+  if (testDatabaseClient() !== 'sqlite') return;
+  let site = await start();
+  // What earlier builds of the plugin left on SQLite: an index on an expression of the column.
+  await site.call('runSql', 'DROP INDEX IF EXISTS authors_name_nocase_pb_idx');
+  await site.call('runSql', 'CREATE INDEX IF NOT EXISTS authors_name_lower_pb_idx ON authors (LOWER(name))');
+  changeLookedUpAttributes();
+  site = await start(FOLLOWING_MAPPING);
+  await expectSiteServes(site);
+  expect((await site.call<Record<string, string[]>>('pluginIndexes')).authors).toEqual([
+    'authors_full_name_nocase_pb_idx',
+  ]);
+  site = await start({ enabled: false });
+  await expectSiteServes(site);
+});
