@@ -33,9 +33,11 @@ const ACTIONS = [
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
   await strapi.admin.services.permission.actionProvider.registerMany(ACTIONS);
   getService(strapi, 'transactions').refuseAbandonedWork();
+  await getService(strapi, 'activity-writer').prune();
+  // What follows works on the mapped types: nothing to do while the mapping does not fit them.
+  if (getService(strapi, 'availability').problem() !== undefined) return;
   await getService(strapi, 'slug-indexes').ensure();
   await getService(strapi, 'pages').ensureIndexes();
-  await getService(strapi, 'activity-writer').prune();
   await getService(strapi, 'locales').warnIfMissing();
   getService(strapi, 'schedules').start();
 };

@@ -10,8 +10,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   // Here, so a bad prefix stops the boot with its message, and before Strapi mounts the routers.
   applyContentApiPrefix(strapi);
   assertEnvironmentKeyLength();
-  getService(strapi, 'mapping').assertValid();
-  getService(strapi, 'mapping').hideUnusedTypes();
+  if (getService(strapi, 'mapping').check()) getService(strapi, 'mapping').hideUnusedTypes();
   // Middlewares added in register() run before the app's own, `strapi::body` included: the
   // only point where the exact request bytes are still unread.
   strapi.server.use(createContractGate(strapi));

@@ -104,6 +104,27 @@ test('after the site renames and removes attributes the plugin indexes, it start
   await expectSiteServes(site);
 });
 
+test('a mapping that names an attribute the site removed stops the plugin routes with the reason, never the site', async () => {
+  await start();
+  changeLookedUpAttributes();
+  const site = await start();
+  await expectSiteServes(site);
+  const handshake = await site.send('POST', '/handshake', {});
+  expect(handshake.status).toBe(503);
+  expect(handshake.body.error).toMatch(/contentTypes\.author\.fields\.display_name/);
+  expect(handshake.body.error).toMatch(/correct config\/plugins/);
+  const publish = await site.send('POST', '/posts', post('While out of service'));
+  expect(publish.status).toBe(503);
+  // Anyone else learns nothing of the site's configuration.
+  const unsigned = await fetch(`${site.baseUrl}/api/publish-bridge/handshake`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: '{}',
+  });
+  expect(unsigned.status).toBe(401);
+  expect(JSON.stringify(await unsigned.json())).not.toMatch(/contentTypes/);
+});
+
 test('a site whose plugin once indexed LOWER(name) on SQLite starts after the column is renamed', async () => {
   if (testDatabaseClient() !== 'sqlite') return;
   let site = await start();

@@ -1,4 +1,4 @@
-import { Badge, Flex, Grid, Typography } from '@strapi/design-system';
+import { Alert, Badge, Flex, Grid, Typography } from '@strapi/design-system';
 import { useIntl } from 'react-intl';
 import { useFormatDateTime } from '../hooks/useFormatDateTime';
 import type { Settings } from '../types';
@@ -40,6 +40,18 @@ export const StatusCard = ({ settings, canReadLogs }: Props) => {
       })}
       action={<TestConnectionButton disabled={!connectionKey.configured} />}
     >
+      {status.outOfService ? (
+        <Alert
+          variant="danger"
+          closeLabel={formatMessage({ id: 'global.close', defaultMessage: 'Close' })}
+          title={formatMessage({
+            id: getTranslation('status.outOfService'),
+            defaultMessage: 'The platform cannot publish: its requests are answered 503.',
+          })}
+        >
+          {status.outOfService}
+        </Alert>
+      ) : null}
       <Grid.Root gap={6}>
         <Grid.Item col={3} s={12} direction="column" alignItems="stretch">
           <Fact label={formatMessage({ id: getTranslation('status.key'), defaultMessage: 'Connection key' })}>

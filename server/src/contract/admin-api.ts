@@ -91,7 +91,8 @@ export type SettingsOverview = SettingsDescription & {
   baseUrl: string;
   baseUrlSource: BaseUrlSource;
   capabilities: CapabilityState[];
-  status: { lastHandshakeAt?: string; lastRequest?: ActivityItem };
+  /** `outOfService`: why the contract routes answer 503 (a mapping that no longer fits the site), if they do. */
+  status: { lastHandshakeAt?: string; lastRequest?: ActivityItem; outOfService?: string };
   storage: ResourceStorage[];
 };
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
 import type { Context, Next } from 'koa';
-import { errorBody, Unauthenticated } from '../contract/errors';
+import { ContractError, errorBody, Unauthenticated } from '../contract/errors';
 import {
   HEADER_API_KEY,
   HEADER_SIGNATURE,
@@ -66,6 +66,7 @@ export function createContractGate(strapi: Core.Strapi) {
     ctx.set('X-Request-Id', passage.requestId);
     try {
       const headers = await authenticate(ctx, passage);
+      refuseWhileOutOfService();
       await runOnce(ctx, headers, passage, next);
     } catch (error) {
       if (error instanceof Unauthenticated) passage.refusal = error.reason;
@@ -108,6 +109,12 @@ export function createContractGate(strapi: Core.Strapi) {
     } catch (error) {
       answerError(strapi, ctx, error, randomUUID);
     }
+  }
+
+  /** Only the publisher, once verified, learns why: the reason names the site's configuration. */
+  function refuseWhileOutOfService() {
+    const problem = getService(strapi, 'availability').problem();
+    if (problem !== undefined) throw new ContractError(503, problem);
   }
 
   /** Anyone can send these: they are counted per minute, reason and address, not logged one by one. */

@@ -1,6 +1,7 @@
 import activity from './activity';
 import activityWriter from './activity-writer';
 import authors from './authors';
+import availability from './availability';
 import blogCategories from './blog-categories';
 import categories from './categories';
 import connectionTest from './connection-test';
@@ -36,6 +37,7 @@ export default {
   activity,
   'activity-writer': activityWriter,
   authors,
+  availability,
   'blog-categories': blogCategories,
   categories,
   'connection-test': connectionTest,

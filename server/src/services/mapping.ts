@@ -4,7 +4,7 @@ import type { ResourceStorage } from '../contract/admin-api';
 import { RESOURCE_KINDS, type ResourceKind } from '../mapping/catalogue';
 import { describeZone, resolveMapping, type ResolvedMapping } from '../mapping/resolve';
 import { describeResource, type Resource } from '../resources';
-import { pluginConfig } from '../plugin';
+import { getService, pluginConfig } from '../plugin';
 import { unusedPluginTypes } from '../mapping/unused-types';
 import {
   allContentTypes,
@@ -18,7 +18,7 @@ import {
 // Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   let resolved: ResolvedMapping | undefined;
-  let resources: Record<ResourceKind, Resource> | undefined;
+  let resources: Partial<Record<ResourceKind, Resource>> | undefined;
 
   const lookup = (schema: Schema | undefined, draftAndPublish: boolean) =>
     schema && { attributes: schema.attributes, draftAndPublish };
@@ -38,19 +38,24 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       return resolved;
     },
 
+    /** Where `kind` is stored; throws for a kind whose type the mapping names but the site lacks (see check). */
     resource(kind: ResourceKind): Resource {
       if (!resources) {
         const { resources: all } = this.resolve();
         resources = Object.fromEntries(
-          RESOURCE_KINDS.map((name) => [name, describeResource(all[name])])
-        ) as Record<ResourceKind, Resource>;
+          RESOURCE_KINDS.filter((name) => all[name]).map((name) => [name, describeResource(all[name])])
+        );
       }
-      return resources[kind];
+      const resource = resources[kind];
+      if (!resource)
+        throw new Error(`[${PLUGIN_ID}] ${kind}: ${getService(strapi, 'availability').problem()}`);
+      return resource;
     },
 
     /** Where each resource is stored, for the settings page (read-only: the mapping lives in the site's code). */
     describe(): ResourceStorage[] {
-      return RESOURCE_KINDS.map((kind) => {
+      const resolved = this.resolve().resources;
+      return RESOURCE_KINDS.filter((kind) => resolved[kind]).map((kind) => {
         const { uid, fields, unmapped } = this.resource(kind);
         const contentType = contentTypeOf(strapi, uid);
         return {
@@ -93,13 +98,20 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       }
     },
 
-    /** Stops the boot on a mapping that names a missing type or attribute, and says once what is not stored. */
-    assertValid() {
+    /**
+     * Whether the mapping fits the site's schemas. One that names a missing type or attribute
+     * (the site renamed or removed it) takes the contract routes out of service with the reason,
+     * never the site: Strapi's schema sync has already applied the site's change by the time a
+     * plugin could object. A valid one says once what is not stored.
+     */
+    check(): boolean {
       const { problems, resources: all } = this.resolve();
       if (problems.length > 0) {
-        throw new Error(
-          `Invalid "contentTypes" mapping for plugin "${PLUGIN_ID}" in config/plugins:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`
+        getService(strapi, 'availability').outOfService(
+          'mapping',
+          `The site's "contentTypes" mapping for ${PLUGIN_ID} in config/plugins does not match its content types: ${problems.join(' ')} The site's administrator must correct config/plugins (or the content types) and restart Strapi.`
         );
+        return false;
       }
       for (const kind of RESOURCE_KINDS) {
         const { uid, unmapped, fields } = all[kind];
@@ -112,6 +124,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
             strapi.log.info(`[${PLUGIN_ID}] ${kind}.${field} goes into ${describeZone(attribute, zone)}`);
         }
       }
+      return true;
     },
   };
 };

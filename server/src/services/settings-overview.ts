@@ -48,7 +48,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           enabled: capabilities[name],
           enabledByDefault: defaults[name] ?? false,
         })),
-        status: { lastHandshakeAt: status.lastHandshakeAt, lastRequest },
+        status: {
+          lastHandshakeAt: status.lastHandshakeAt,
+          lastRequest,
+          outOfService: getService(strapi, 'availability').problem(),
+        },
         storage: getService(strapi, 'mapping').describe(),
       };
     },
