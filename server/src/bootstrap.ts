@@ -32,6 +32,8 @@ const ACTIONS = [
 
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
   await strapi.admin.services.permission.actionProvider.registerMany(ACTIONS);
+  await getService(strapi, 'kept-tables').keep();
+  await keepRolePermissions(strapi);
   getService(strapi, 'transactions').refuseAbandonedWork();
   await getService(strapi, 'activity-writer').prune();
   // What follows works on the mapped types: nothing to do while the mapping does not fit them.
@@ -41,3 +43,15 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   await getService(strapi, 'locales').warnIfMissing();
   getService(strapi, 'schedules').start();
 };
+
+/** Puts back what a start without the plugin took from the roles, then follows the admins' changes. */
+async function keepRolePermissions(strapi: Core.Strapi) {
+  const rolePermissions = getService(strapi, 'role-permissions');
+  const restored = await rolePermissions.restore();
+  if (restored > 0)
+    strapi.log.info(
+      `[${PLUGIN_ID}] gave back ${restored} role permission(s) that a start without the plugin removed`
+    );
+  await rolePermissions.remember();
+  rolePermissions.watch();
+}

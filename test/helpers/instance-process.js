@@ -172,6 +172,21 @@ async function main() {
       return found;
     },
 
+    /** One of the plugin's services, e.g. `pluginService('uninstall', 'prepare')` as from `strapi console`. */
+    pluginService: (service, method, ...args) =>
+      plugin()
+        .service(service)
+        [method](...args),
+
+    /** Every table of the database. */
+    tables: () => strapi.db.dialect.schemaInspector.getTables(),
+
+    /** One Query Engine call, e.g. `query('admin::role', 'findMany', { where })`. */
+    query: (uid, method, params) => strapi.db.query(uid)[method](params),
+
+    /** One of the admin's own services, as its routes call them (e.g. `adminService('role', 'assignPermissions', id, list)`). */
+    adminService: (service, method, ...args) => strapi.admin.services[service][method](...args),
+
     /** Runs one statement as the site's own connection would, e.g. to set a database up as an older version left it. */
     runSql: async (sql, bindings = []) => {
       await strapi.db.connection.raw(sql, bindings);

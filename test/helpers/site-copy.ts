@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { EXAMPLE_DIR } from './site';
 import { startInstance, type Instance } from './instances';
+import { createTestDatabase, type TestDatabase } from './databases';
 
 /**
  * A copy of the example site whose schemas a test may change, as a developer does in the
@@ -90,3 +91,31 @@ export const renameAttribute = (from: string, to: string) => (schema: ContentTyp
 export const removeAttribute = (name: string) => (schema: ContentTypeSchema) => {
   delete schema.attributes[name];
 };
+
+/**
+ * A fresh copy of the site and a fresh database for each test of a file, with `env` for every
+ * start; `start` stops the instance running first, so one process at a time uses the database.
+ */
+export function siteCopyPerTest(env: Record<string, string>) {
+  let database: TestDatabase;
+  let copy: SiteCopy;
+  let instance: Instance | undefined;
+  beforeEach(async () => {
+    database = await createTestDatabase();
+    copy = createSiteCopy();
+  });
+  afterEach(async () => {
+    await instance?.stop();
+    instance = undefined;
+    copy.remove();
+    await database.drop();
+  });
+  return {
+    copy: () => copy,
+    async start(plugin?: PluginState, more: Record<string, string> = {}): Promise<Instance> {
+      await instance?.stop();
+      instance = await copy.start({ ...database.env, ...env, ...more }, plugin);
+      return instance;
+    },
+  };
+}

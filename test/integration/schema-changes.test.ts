@@ -1,12 +1,6 @@
-import { createTestDatabase, testDatabaseClient, type TestDatabase } from '../helpers/databases';
+import { testDatabaseClient } from '../helpers/databases';
 import type { Instance } from '../helpers/instances';
-import {
-  createSiteCopy,
-  removeAttribute,
-  renameAttribute,
-  type PluginState,
-  type SiteCopy,
-} from '../helpers/site-copy';
+import { removeAttribute, renameAttribute, siteCopyPerTest, type PluginState } from '../helpers/site-copy';
 
 /**
  * The plugin is a guest in the site's tables: what it adds to them (indexes for its look-ups)
@@ -17,27 +11,8 @@ const SITE_TYPES = { PUBLISH_BRIDGE_CONTENT_TYPES: 'site' };
 /** MariaDB cannot index an expression: the plugin adds no index for name look-ups there. */
 const indexesNames = testDatabaseClient() !== 'mariadb';
 
-let database: TestDatabase;
-let copy: SiteCopy;
-let instance: Instance | undefined;
-
-beforeEach(async () => {
-  database = await createTestDatabase();
-  copy = createSiteCopy();
-});
-
-afterEach(async () => {
-  await instance?.stop();
-  instance = undefined;
-  copy.remove();
-  await database.drop();
-});
-
-async function start(plugin?: PluginState): Promise<Instance> {
-  await instance?.stop();
-  instance = await copy.start({ ...database.env, ...SITE_TYPES }, plugin);
-  return instance;
-}
+const sites = siteCopyPerTest(SITE_TYPES);
+const start = sites.start;
 
 /** The site's own REST API answers (the example lets anyone read its authors). */
 async function expectSiteServes(site: Instance) {
@@ -55,10 +30,10 @@ const post = (title: string) => ({
 
 /** The site's schema after a developer renamed and removed attributes the plugin looks up and indexes. */
 function changeLookedUpAttributes() {
-  copy.editSchema('author', renameAttribute('name', 'fullName'));
-  copy.editSchema('category', removeAttribute('slug'));
-  copy.editSchema('category', renameAttribute('name', 'title'));
-  copy.editSchema('article', renameAttribute('slug', 'path'));
+  sites.copy().editSchema('author', renameAttribute('name', 'fullName'));
+  sites.copy().editSchema('category', removeAttribute('slug'));
+  sites.copy().editSchema('category', renameAttribute('name', 'title'));
+  sites.copy().editSchema('article', renameAttribute('slug', 'path'));
 }
 
 /** The example's mapping, following the changes above. */
@@ -99,7 +74,7 @@ test('after the site renames and removes attributes the plugin indexes, it start
   }
 
   // And the indexes the plugin added on the new columns do not stop the next change either.
-  copy.editSchema('author', renameAttribute('fullName', 'name'));
+  sites.copy().editSchema('author', renameAttribute('fullName', 'name'));
   site = await start({ enabled: false });
   await expectSiteServes(site);
 });

@@ -160,3 +160,32 @@ export async function dropExpressionIndexesOnSqlite(strapi: Core.Strapi): Promis
   for (const { name } of rows) await strapi.db.connection.raw('DROP INDEX IF EXISTS ??', [name]);
   return rows.map(({ name }) => name);
 }
+
+/** Every index the plugin added (named `…_pb_idx`) and its table, read from the database's catalogue. */
+export async function pluginIndexes(strapi: Core.Strapi): Promise<{ table: string; name: string }[]> {
+  const knex = strapi.db.connection;
+  switch (strapi.db.dialect.client) {
+    case 'postgres':
+      return (
+        await knex.raw(
+          "SELECT tablename AS table, indexname AS name FROM pg_indexes WHERE schemaname = COALESCE(?, current_schema()) AND indexname LIKE '%\\_pb\\_idx'",
+          [strapi.db.getSchemaName() ?? null]
+        )
+      ).rows;
+    case 'sqlite':
+      return knex.raw(
+        "SELECT tbl_name AS \"table\", name FROM sqlite_master WHERE type = 'index' AND name LIKE '%\\_pb\\_idx' ESCAPE '\\'"
+      );
+    default:
+      return (
+        await knex.raw(
+          "SELECT DISTINCT TABLE_NAME AS `table`, INDEX_NAME AS name FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND INDEX_NAME LIKE '%\\_pb\\_idx'"
+        )
+      )[0];
+  }
+}
+
+/** Drops one of the plugin's indexes, as each database drops an index. */
+export async function dropPluginIndex(strapi: Core.Strapi, { table, name }: { table: string; name: string }) {
+  await strapi.db.connection.schema.alterTable(table, (builder) => builder.dropIndex([], name));
+}

@@ -33,6 +33,12 @@ export function tableOf(strapi: Core.Strapi, uid: string): Table {
   return { name: meta.tableName, column: (attribute) => meta.attributes[attribute]?.columnName ?? attribute };
 }
 
+/** Every join table behind the type's relations (Strapi's `…_lnk` tables). */
+export const joinTablesOf = (strapi: Core.Strapi, uid: string): string[] =>
+  Object.values(metadataOf(strapi, uid).attributes).flatMap((attribute) =>
+    attribute.joinTable ? [attribute.joinTable.name] : []
+  );
+
 /** The join table behind a relation attribute, and the column that holds this type's side. */
 export function joinTableOf(strapi: Core.Strapi, uid: string, attribute: string) {
   const joinTable = metadataOf(strapi, uid).attributes[attribute]?.joinTable;

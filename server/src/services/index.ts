@@ -12,6 +12,7 @@ import fields from './fields';
 import fingerprints from './fingerprints';
 import handshake from './handshake';
 import identities from './identities';
+import keptTables from './kept-tables';
 import locales from './locales';
 import managedEntries from './managed-entries';
 import mapping from './mapping';
@@ -24,12 +25,14 @@ import productCategories from './product-categories';
 import products from './products';
 import receipts from './receipts';
 import revisions from './revisions';
+import rolePermissions from './role-permissions';
 import schedules from './schedules';
 import settings from './settings';
 import settingsOverview from './settings-overview';
 import slugIndexes from './slug-indexes';
 import taxonomy from './taxonomy';
 import transactions from './transactions';
+import uninstall from './uninstall';
 import urls from './urls';
 import versions from './versions';
 
@@ -48,6 +51,7 @@ export default {
   fingerprints,
   handshake,
   identities,
+  'kept-tables': keptTables,
   locales,
   'managed-entries': managedEntries,
   mapping,
@@ -60,12 +64,14 @@ export default {
   products,
   receipts,
   revisions,
+  'role-permissions': rolePermissions,
   schedules,
   settings,
   'settings-overview': settingsOverview,
   'slug-indexes': slugIndexes,
   taxonomy,
   transactions,
+  uninstall,
   urls,
   versions,
 };

@@ -1,0 +1,123 @@
+import type { Core } from '@strapi/strapi';
+import { PLUGIN_ID } from '../constants';
+
+/** A role's permission on the plugin's actions or types, as the admin keeps it (`admin::permission`). */
+type RolePermission = {
+  action: string;
+  actionParameters: unknown;
+  subject: string | null;
+  properties: unknown;
+  conditions: unknown;
+  role: number;
+  /** The role's code as well: SQLite may give a deleted role's id to the next role made. */
+  roleCode: string;
+};
+type PermissionRow = Omit<RolePermission, 'role' | 'roleCode'> & {
+  role: { id: number; code: string } | null;
+};
+
+const SUPER_ADMIN = 'strapi-super-admin';
+const MEMORY = { key: 'role-permissions' };
+/** An action each start with the plugin gives the Super Admin: its absence marks a start without the plugin. */
+const MARKER_ACTION = `plugin::${PLUGIN_ID}.settings.read`;
+const CHANGES = [
+  'afterCreate',
+  'afterCreateMany',
+  'afterUpdate',
+  'afterUpdateMany',
+  'afterDelete',
+  'afterDeleteMany',
+];
+
+const identify = (permission: RolePermission) =>
+  JSON.stringify([permission.role, permission.action, permission.subject]);
+
+/**
+ * A start without the plugin (disabled, or its package removed) deletes every role's permission
+ * on the plugin's actions and types: Strapi's admin cleans permissions whose action or subject
+ * no longer exists. The plugin remembers the roles' permissions in its own store, kept current as
+ * admins change roles, and puts back what such a start deleted. The Super Admin's are left to
+ * Strapi, which gives it every action at each start.
+ */
+// Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
+export default ({ strapi }: { strapi: Core.Strapi }) => {
+  const store = () => strapi.store({ type: 'plugin', name: PLUGIN_ID });
+  const permissions = () => strapi.db.query('admin::permission');
+  const ours = {
+    $or: [
+      { action: { $startsWith: `plugin::${PLUGIN_ID}.` } },
+      { subject: { $startsWith: `plugin::${PLUGIN_ID}.` } },
+    ],
+  };
+
+  async function current(): Promise<RolePermission[]> {
+    const rows = (await permissions().findMany({
+      where: { ...ours, role: { code: { $ne: SUPER_ADMIN } } },
+      populate: ['role'],
+    })) as PermissionRow[];
+    return rows.flatMap(({ action, actionParameters, subject, properties, conditions, role }) =>
+      role
+        ? [{ action, actionParameters, subject, properties, conditions, role: role.id, roleCode: role.code }]
+        : []
+    );
+  }
+
+  /** Whether the last start ran without the plugin: the Super Admin lacks the plugin's actions. */
+  async function startedWithout(): Promise<boolean> {
+    const marker = await permissions().count({
+      where: { action: MARKER_ACTION, role: { code: SUPER_ADMIN } },
+    });
+    return marker === 0;
+  }
+
+  return {
+    async remember(): Promise<void> {
+      await store().set({ ...MEMORY, value: await current() });
+    },
+
+    /**
+     * Puts back the remembered permissions a start without the plugin deleted, for the roles that
+     * still exist; none on a first start, or after a start with the plugin. Answers how many.
+     */
+    async restore(): Promise<number> {
+      const remembered = ((await store().get(MEMORY)) as RolePermission[] | null) ?? [];
+      if (remembered.length === 0 || !(await startedWithout())) return 0;
+      const roles = new Set(
+        ((await strapi.db.query('admin::role').findMany({ select: ['id'] })) as { id: number }[]).map(
+          ({ id }) => id
+        )
+      );
+      const present = new Set((await current()).map(identify));
+      const missing = remembered.filter(
+        (permission) => roles.has(permission.role) && !present.has(identify(permission))
+      );
+      for (const permission of missing) await permissions().create({ data: permission });
+      return missing.length;
+    },
+
+    /**
+     * Remembers again after every change to admin permissions, once it is committed: the admin
+     * writes a role's permissions inside a transaction, read before its end they would be the old ones.
+     */
+    watch(): void {
+      let pending: NodeJS.Timeout | undefined;
+      const rememberSoon = () => {
+        clearTimeout(pending);
+        pending = setTimeout(() => {
+          this.remember().catch((error: Error) =>
+            strapi.log.warn(`[${PLUGIN_ID}] could not remember the roles' permissions: ${error.message}`)
+          );
+        }, 100);
+        pending.unref();
+      };
+      const afterCommit = () =>
+        strapi.db.transaction(async ({ onCommit }) => {
+          onCommit(rememberSoon);
+        });
+      strapi.db.lifecycles.subscribe({
+        models: ['admin::permission'],
+        ...Object.fromEntries(CHANGES.map((event) => [event, afterCommit])),
+      });
+    },
+  };
+};
