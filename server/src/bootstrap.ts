@@ -1,6 +1,7 @@
 import type { Core } from '@strapi/strapi';
 import { PLUGIN_ID } from './constants';
 import { getService } from './plugin';
+import { dropInternalEvents } from './database/internal-events';
 
 /** Admin permissions of the settings page; Super Admins get them all, other roles none until granted. */
 const ACTIONS = [
@@ -33,6 +34,7 @@ const ACTIONS = [
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
   await strapi.admin.services.permission.actionProvider.registerMany(ACTIONS);
   getService(strapi, 'transactions').refuseAbandonedWork();
+  dropInternalEvents(strapi);
   await getService(strapi, 'slug-indexes').ensure();
   await getService(strapi, 'pages').ensureIndexes();
   await getService(strapi, 'activity-writer').prune();
