@@ -122,7 +122,9 @@ describe(`the site's webhooks on ${db} hear only true events`, () => {
 
   /** What an editor does in the Content Manager: change a field and save, without publishing. */
   async function editorSaves(documentId: string) {
-    await site.strapi.documents(POST as never).update({ documentId, data: { title: 'Unreviewed title' } } as never);
+    await site.strapi
+      .documents(POST as never)
+      .update({ documentId, data: { title: 'Unreviewed title' } } as never);
     expect(postEvents(await deliveriesAfter(1))).toEqual([`entry.update ${documentId}`]);
   }
 
@@ -171,7 +173,9 @@ describe(`the site's webhooks on ${db} hear only true events`, () => {
     // Lifecycles see the rows themselves: the replaced published row, as without an editor's
     // draft, and the internal copy under its aside documentId, never another row of the post.
     expect(deletedRows).toHaveLength(2);
-    expect(deletedRows).toEqual(expect.arrayContaining([id, expect.stringMatching(/^publish-bridge-aside-/)]));
+    expect(deletedRows).toEqual(
+      expect.arrayContaining([id, expect.stringMatching(/^publish-bridge-aside-/)])
+    );
   });
 
   test('status draft unpublishes: updated and unpublished', async () => {

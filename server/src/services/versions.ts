@@ -77,7 +77,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     ): Promise<void> {
       const editorDraftAside = asideId();
       await rows(resource).update({ where: { id: draft.id }, data: { documentId: editorDraftAside } });
-      const { entries } = await withoutEvents(strapi, () => documents(resource).discardDraft({ documentId, ...at }));
+      const { entries } = await withoutEvents(strapi, () =>
+        documents(resource).discardDraft({ documentId, ...at })
+      );
       const data = await forPublished();
       await withoutEvents(strapi, () => documents(resource).update({ documentId, ...at, data }));
       await documents(resource).publish({ documentId, ...at });
