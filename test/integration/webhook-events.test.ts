@@ -80,8 +80,7 @@ describe(`the site's webhooks on ${db} hear only true events`, () => {
 
   /**
    * Waits until at least `expected` deliveries arrived and then none for QUIET_MS, and hands them
-   * over (so that each action sees only its own). The runner delivers from a queue with
-   * concurrency 5, so the order of arrival is not the order of the events: they come sorted.
+   * over (so that each action sees only its own).
    */
   async function deliveriesAfter(expected: number): Promise<Delivery[]> {
     const deadline = Date.now() + WAIT_LIMIT_MS;
@@ -94,13 +93,18 @@ describe(`the site's webhooks on ${db} hear only true events`, () => {
       } else if (seen >= expected && Date.now() - quietSince >= QUIET_MS) break;
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
-    const taken = receiver.deliveries.splice(0);
-    return taken.sort((a, b) => `${a.event}${a.documentId}`.localeCompare(`${b.event}${b.documentId}`));
+    return receiver.deliveries.splice(0);
   }
 
-  /** The deliveries about posts, as `event documentId` lines. */
+  /**
+   * The deliveries about posts, as sorted `event documentId` lines: the runner delivers from a
+   * queue with concurrency 5, so the order of arrival is not the order of the events.
+   */
   const postEvents = (deliveries: Delivery[]) =>
-    deliveries.filter((delivery) => delivery.uid === POST).map((d) => `${d.event} ${d.documentId}`);
+    deliveries
+      .filter((delivery) => delivery.uid === POST)
+      .map((delivery) => `${delivery.event} ${delivery.documentId}`)
+      .sort();
 
   async function send(method: string, path: string, body?: Record<string, unknown>) {
     const reply = await site.send(method, path, body);
@@ -175,6 +179,25 @@ describe(`the site's webhooks on ${db} hear only true events`, () => {
     expect(deletedRows).toHaveLength(2);
     expect(deletedRows).toEqual(
       expect.arrayContaining([id, expect.stringMatching(/^publish-bridge-aside-/)])
+    );
+  });
+
+  test("an update beside an editor's draft silences nothing of a request running beside it", async () => {
+    const id = await publishPost();
+    await editorSaves(id);
+    run += 1;
+    const [, created] = await Promise.all([
+      send('PUT', `/posts/${id}`, { reading_time: '6 min' }),
+      send('POST', '/posts', {
+        title: `Webhook title ${run}`,
+        content: '<p>Body.</p>',
+        status: 'publish',
+        source_id: `webhook-events-beside-${Date.now()}`,
+      }),
+    ]);
+    const other = created.body.id;
+    expect(postEvents(await deliveriesAfter(4))).toEqual(
+      [...updatedAndPublished(id), `entry.create ${other}`, `entry.publish ${other}`].sort()
     );
   });
 
