@@ -1,6 +1,7 @@
 import type { Core } from '@strapi/strapi';
 import { PLUGIN_ID } from './constants';
 import { getService } from './plugin';
+import { dropInternalEvents } from './database/internal-events';
 
 /** Admin permissions of the settings page; Super Admins get them all, other roles none until granted. */
 const ACTIONS = [
@@ -35,6 +36,7 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   await getService(strapi, 'kept-tables').keep();
   await keepRolePermissions(strapi);
   getService(strapi, 'transactions').refuseAbandonedWork();
+  dropInternalEvents(strapi);
   await getService(strapi, 'activity-writer').prune();
   // What follows works on the mapped types: nothing to do while the mapping does not fit them.
   if (getService(strapi, 'availability').problem() !== undefined) return;

@@ -5,6 +5,7 @@ import type { WriteResult } from './types';
 import type { LocaleScope } from './locales';
 import { documentsOf, type DocumentEntry } from '../database/documents';
 import { rowsOf } from '../database/schemas';
+import { withoutEvents } from '../database/internal-events';
 
 export type EditedDraft = { id: number };
 export type VersionState = { published: boolean; editedDraft: EditedDraft | null };
@@ -54,30 +55,39 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /**
-     * Publishes `write` (draft writes through the Document Service) applied to a copy of the
-     * published version instead of to the editor's draft. The editor's draft row is set aside
-     * under another documentId meanwhile, so Strapi's discardDraft and publish do not see it,
-     * and then comes back as it was: its relations, components and media hang on its row id, so
-     * none of them moves. The copy is deleted through the Document Service, components included.
-     * Runs in the caller's transaction: a failure puts every documentId back.
+     * Publishes the data `forPublished` computes, written as a draft over a copy of the published
+     * version instead of over the editor's draft. The editor's draft row is set aside under another
+     * documentId meanwhile, so Strapi's discardDraft and publish do not see it, and then comes back
+     * as it was: its relations, components and media hang on its row id, so none of them moves.
+     * The copy is deleted through the Document Service, components included. Runs in the caller's
+     * transaction: a failure puts every documentId back.
+     *
+     * The copy's events (a draft-discard, an update, a delete under the aside documentId) are
+     * dropped: the site's webhooks hear the publish, as after Strapi's own update with status
+     * published (entry.update of the draft, then entry.publish); the caller's update of the
+     * editor's draft is that entry.update. `forPublished` runs outside the silence, so a category
+     * or tag it creates is heard.
      */
     async publishBesideDraft(
       resource: Resource,
       documentId: string,
       draft: EditedDraft,
       at: LocaleScope,
-      write: () => Promise<void>
+      forPublished: () => Promise<Record<string, unknown>>
     ): Promise<void> {
       const editorDraftAside = asideId();
       await rows(resource).update({ where: { id: draft.id }, data: { documentId: editorDraftAside } });
-      const { entries } = await documents(resource).discardDraft({ documentId, ...at });
-      await write();
+      const { entries } = await withoutEvents(strapi, () =>
+        documents(resource).discardDraft({ documentId, ...at })
+      );
+      const data = await forPublished();
+      await withoutEvents(strapi, () => documents(resource).update({ documentId, ...at, data }));
       await documents(resource).publish({ documentId, ...at });
       const copyAside = asideId();
       for (const copy of entries as Array<{ id: number }>)
         await rows(resource).update({ where: { id: copy.id }, data: { documentId: copyAside } });
       await rows(resource).update({ where: { id: draft.id }, data: { documentId } });
-      await documents(resource).delete({ documentId: copyAside, ...at });
+      await withoutEvents(strapi, () => documents(resource).delete({ documentId: copyAside, ...at }));
     },
 
     /**
@@ -109,7 +119,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       await this.publishBesideDraft(resource, documentId, editedDraft, at, async () => {
         const { data, notes } = await forPublished();
         addedNotes = notes.filter((note) => !forDraft.notes.includes(note));
-        await documents(resource).update({ documentId, ...at, data });
+        return data;
       });
       // Last, so the draft stays newer than the published version: the entry still shows "Modified".
       const written = await documents(resource).update({ documentId, ...at, data: forDraft.data });

@@ -1,0 +1,215 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { testDatabaseClient } from '../helpers/databases';
+import { startSite, type Site } from '../helpers/site';
+
+/**
+ * What the site's own webhooks (Settings → Webhooks) hear for each contract action: a search
+ * index or a CDN purge acts on them, so they must be the events an editor doing the same in the
+ * Content Manager would cause, for the real document, and never one for a row the plugin uses
+ * internally and removes (issue 37 item 4).
+ */
+const db = testDatabaseClient();
+const POST = 'plugin::publish-bridge.post';
+const ENTRY_EVENTS = [
+  'entry.create',
+  'entry.update',
+  'entry.delete',
+  'entry.publish',
+  'entry.unpublish',
+  'entry.draft-discard',
+];
+/** How long no further delivery must arrive before an action's events count as complete. */
+const QUIET_MS = 400;
+const WAIT_LIMIT_MS = 15_000;
+
+type Delivery = { event: string; uid: string; documentId: string | null };
+
+/** A local HTTP endpoint that records what each webhook delivery says. */
+async function startReceiver() {
+  const deliveries: Delivery[] = [];
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      deliveries.push({ event: body.event, uid: body.uid, documentId: body.entry?.documentId ?? null });
+      response.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const close = () => {
+    // The runner's fetch keeps its sockets alive; they would hold the worker open.
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  return { url: `http://127.0.0.1:${port}/hook`, deliveries, close };
+}
+
+describe(`the site's webhooks on ${db} hear only true events`, () => {
+  let site: Site;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let run = 0;
+  /** The documentIds of the post rows that `strapi.db.lifecycles` subscribers see deleted. */
+  const deletedRows: string[] = [];
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    site = await startSite();
+    site.strapi.db.lifecycles.subscribe({
+      models: [POST],
+      afterDelete: (event: { result?: { documentId?: string } }) => {
+        deletedRows.push(event.result?.documentId ?? 'unknown');
+      },
+    });
+    // As Strapi's admin webhook controller does: store it, then have the runner listen for it.
+    const webhook = await site.strapi.get('webhookStore').createWebhook({
+      name: 'test receiver',
+      url: receiver.url,
+      headers: {},
+      events: ENTRY_EVENTS,
+      isEnabled: true,
+    });
+    site.strapi.get('webhookRunner').add(webhook);
+  });
+  afterAll(async () => {
+    await site?.stop();
+    await receiver?.close();
+  });
+
+  /**
+   * Waits until at least `expected` deliveries arrived and then none for QUIET_MS, and hands them
+   * over (so that each action sees only its own).
+   */
+  async function deliveriesAfter(expected: number): Promise<Delivery[]> {
+    const deadline = Date.now() + WAIT_LIMIT_MS;
+    let seen = -1;
+    let quietSince = Date.now();
+    while (Date.now() < deadline) {
+      if (receiver.deliveries.length !== seen) {
+        seen = receiver.deliveries.length;
+        quietSince = Date.now();
+      } else if (seen >= expected && Date.now() - quietSince >= QUIET_MS) break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    return receiver.deliveries.splice(0);
+  }
+
+  /**
+   * The deliveries about posts, as sorted `event documentId` lines: the runner delivers from a
+   * queue with concurrency 5, so the order of arrival is not the order of the events.
+   */
+  const postEvents = (deliveries: Delivery[]) =>
+    deliveries
+      .filter((delivery) => delivery.uid === POST)
+      .map((delivery) => `${delivery.event} ${delivery.documentId}`)
+      .sort();
+
+  async function send(method: string, path: string, body?: Record<string, unknown>) {
+    const reply = await site.send(method, path, body);
+    expect(reply.status).toBe(200);
+    return reply;
+  }
+
+  async function publishPost(): Promise<string> {
+    run += 1;
+    const reply = await send('POST', '/posts', {
+      title: `Webhook title ${run}`,
+      content: '<p>Reviewed body.</p>',
+      status: 'publish',
+      source_id: `webhook-events-${Date.now()}-${run}`,
+    });
+    await deliveriesAfter(2);
+    return reply.body.id as string;
+  }
+
+  /** What an editor does in the Content Manager: change a field and save, without publishing. */
+  async function editorSaves(documentId: string) {
+    await site.strapi
+      .documents(POST as never)
+      .update({ documentId, data: { title: 'Unreviewed title' } } as never);
+    expect(postEvents(await deliveriesAfter(1))).toEqual([`entry.update ${documentId}`]);
+  }
+
+  test('create with status publish: the post is created and published', async () => {
+    run += 1;
+    const reply = await send('POST', '/posts', {
+      title: `Webhook title ${run}`,
+      content: '<p>Body.</p>',
+      status: 'publish',
+      source_id: `webhook-events-create-${Date.now()}`,
+    });
+    const id = reply.body.id;
+    expect(postEvents(await deliveriesAfter(2))).toEqual([`entry.create ${id}`, `entry.publish ${id}`]);
+  });
+
+  test('create as a draft: the post is created, nothing published', async () => {
+    const reply = await send('POST', '/posts', {
+      title: 'Webhook draft',
+      content: '<p>Body.</p>',
+      status: 'draft',
+      source_id: `webhook-events-draft-${Date.now()}`,
+    });
+    expect(postEvents(await deliveriesAfter(1))).toEqual([`entry.create ${reply.body.id}`]);
+  });
+
+  // Strapi's own update with status published: entry.update of the draft, then entry.publish.
+  const updatedAndPublished = (id: string) => [`entry.publish ${id}`, `entry.update ${id}`];
+
+  test('update of a published post without editor changes: updated and published', async () => {
+    const id = await publishPost();
+    deletedRows.splice(0);
+    await send('PUT', `/posts/${id}`, { reading_time: '5 min' });
+    expect(postEvents(await deliveriesAfter(2))).toEqual(updatedAndPublished(id));
+    // Strapi's publish replaces the published row: lifecycles see that row deleted.
+    expect(deletedRows).toEqual([id]);
+  });
+
+  test("update of a published post beside an editor's draft: the same events, nothing internal", async () => {
+    const id = await publishPost();
+    await editorSaves(id);
+    deletedRows.splice(0);
+    await send('PUT', `/posts/${id}`, { reading_time: '5 min' });
+    const deliveries = await deliveriesAfter(2);
+    expect(postEvents(deliveries)).toEqual(updatedAndPublished(id));
+    expect(deliveries.filter((delivery) => delivery.documentId?.startsWith('publish-bridge-'))).toEqual([]);
+    // Lifecycles see the rows themselves: the replaced published row, as without an editor's
+    // draft, and the internal copy under its aside documentId, never another row of the post.
+    expect(deletedRows).toHaveLength(2);
+    expect(deletedRows).toEqual(
+      expect.arrayContaining([id, expect.stringMatching(/^publish-bridge-aside-/)])
+    );
+  });
+
+  test("an update beside an editor's draft silences nothing of a request running beside it", async () => {
+    const id = await publishPost();
+    await editorSaves(id);
+    run += 1;
+    const [, created] = await Promise.all([
+      send('PUT', `/posts/${id}`, { reading_time: '6 min' }),
+      send('POST', '/posts', {
+        title: `Webhook title ${run}`,
+        content: '<p>Body.</p>',
+        status: 'publish',
+        source_id: `webhook-events-beside-${Date.now()}`,
+      }),
+    ]);
+    const other = created.body.id;
+    expect(postEvents(await deliveriesAfter(4))).toEqual(
+      [...updatedAndPublished(id), `entry.create ${other}`, `entry.publish ${other}`].sort()
+    );
+  });
+
+  test('status draft unpublishes: updated and unpublished', async () => {
+    const id = await publishPost();
+    await send('PUT', `/posts/${id}`, { status: 'draft', reading_time: '9 min' });
+    expect(postEvents(await deliveriesAfter(2))).toEqual([`entry.unpublish ${id}`, `entry.update ${id}`]);
+  });
+
+  test('delete: both versions are deleted', async () => {
+    const id = await publishPost();
+    await send('DELETE', `/posts/${id}`);
+    expect(postEvents(await deliveriesAfter(2))).toEqual([`entry.delete ${id}`, `entry.delete ${id}`]);
+  });
+});
