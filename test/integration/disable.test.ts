@@ -110,6 +110,31 @@ test('starts without the plugin (disabled, then removed) lose nothing: the next 
   expect(waiting).toHaveLength(1);
 });
 
+test('a start without the plugin elsewhere on the database does not make a running instance forget the roles', async () => {
+  let site = await start();
+  const role = await site.call<{ id: number }>('adminService', 'role', 'create', {
+    name: 'Log reader',
+    description: 'Reads the plugin logs',
+  });
+  await site.call('adminService', 'role', 'assignPermissions', role.id, LOG_READER_PERMISSIONS);
+  const granted = await permissionsOf(site, role.id);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  // What another instance's start without the plugin does to the shared database (Strapi's admin
+  // deletes permissions on actions and types it does not know), seen by a running instance that
+  // then saves a role: it must not remember the emptied state.
+  await site.call('query', 'admin::permission', 'deleteMany', {
+    where: { action: { $startsWith: `${PB}.` } },
+  });
+  await site.call('query', 'admin::permission', 'deleteMany', {
+    where: { subject: { $startsWith: `${PB}.` } },
+  });
+  await site.call('adminService', 'role', 'assignPermissions', role.id, []);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+
+  site = await start();
+  expect(await permissionsOf(site, role.id)).toEqual(granted);
+});
+
 test('uninstall: after prepare, one start without the plugin leaves nothing of it but the content of the site', async () => {
   let site = await start(undefined, { PUBLISH_BRIDGE_CONTENT_TYPES: 'site' });
   const created = await site.send('POST', '/posts', post);

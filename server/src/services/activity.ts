@@ -1,6 +1,5 @@
 import type { Core } from '@strapi/strapi';
 import type { ActivityItem, EntryLocation, Outcome } from '../contract/admin-api';
-import { RESOURCE_KINDS } from '../mapping/catalogue';
 import type { RefusalAggregate } from './activity-aggregation';
 import { fitColumn } from '../utils/column-text';
 import { getService } from '../plugin';
@@ -155,10 +154,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return found;
   }
 
-  /** Where the contract's resources are stored: the plugin's own types, or the site's when mapped. */
+  /**
+   * Where the contract's resources are stored: the plugin's own types, or the site's when mapped.
+   * Only those the site has: the log must stay readable while a mapping names a type it lacks.
+   */
   function candidateUids(): string[] {
-    const mapping = getService(strapi, 'mapping');
-    return [...new Set(RESOURCE_KINDS.map((kind) => mapping.resource(kind).uid as string))];
+    const { resources } = getService(strapi, 'mapping').resolve();
+    return [...new Set(Object.values(resources).map((resource) => resource.uid))];
   }
 
   const toItem = (row: ActivityRow, entry?: EntryLocation): ActivityItem => ({

@@ -71,7 +71,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   return {
+    /**
+     * Keeps the roles' current permissions; not while the database lacks the marker: a start
+     * without the plugin (here, or another instance on the same database) has emptied them, and
+     * remembering that would lose what the next start with the plugin gives back.
+     */
     async remember(): Promise<void> {
+      if (await startedWithout()) return;
       await store().set({ ...MEMORY, value: await current() });
     },
 
@@ -82,16 +88,17 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     async restore(): Promise<number> {
       const remembered = ((await store().get(MEMORY)) as RolePermission[] | null) ?? [];
       if (remembered.length === 0 || !(await startedWithout())) return 0;
-      const roles = new Set(
-        ((await strapi.db.query('admin::role').findMany({ select: ['id'] })) as { id: number }[]).map(
-          ({ id }) => id
-        )
-      );
+      const roles = (await strapi.db.query('admin::role').findMany({ select: ['id', 'code'] })) as {
+        id: number;
+        code: string;
+      }[];
+      const existing = new Set(roles.map(({ id, code }) => `${id} ${code}`));
       const present = new Set((await current()).map(identify));
       const missing = remembered.filter(
-        (permission) => roles.has(permission.role) && !present.has(identify(permission))
+        (permission) =>
+          existing.has(`${permission.role} ${permission.roleCode}`) && !present.has(identify(permission))
       );
-      for (const permission of missing) await permissions().create({ data: permission });
+      for (const { roleCode, ...permission } of missing) await permissions().create({ data: permission });
       return missing.length;
     },
 
