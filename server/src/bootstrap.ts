@@ -1,6 +1,7 @@
 import type { Core } from '@strapi/strapi';
 import { PLUGIN_ID } from './constants';
-import { getService } from './plugin';
+import { getService, pluginConfig } from './plugin';
+import { RESOURCE_KINDS } from './mapping/catalogue';
 import { dropInternalEvents } from './database/internal-events';
 
 /** Admin permissions of the settings page; Super Admins get them all, other roles none until granted. */
@@ -34,26 +35,49 @@ const ACTIONS = [
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
   await strapi.admin.services.permission.actionProvider.registerMany(ACTIONS);
   await getService(strapi, 'kept-tables').keep();
-  await keepRolePermissions(strapi);
+  const permissionsGivenBack = await keepRolePermissions(strapi);
   getService(strapi, 'transactions').refuseAbandonedWork();
   dropInternalEvents(strapi);
   await getService(strapi, 'activity-writer').prune();
   // What follows works on the mapped types: nothing to do while the mapping does not fit them.
   if (getService(strapi, 'availability').problem() !== undefined) return;
-  await getService(strapi, 'slug-indexes').ensure();
-  await getService(strapi, 'pages').ensureIndexes();
+  const indexesAdded =
+    (await getService(strapi, 'slug-indexes').ensure()) + (await getService(strapi, 'pages').ensureIndexes());
   await getService(strapi, 'locales').warnIfMissing();
   getService(strapi, 'schedules').start();
+  strapi.log.info(startupSummary(strapi, { indexesAdded, permissionsGivenBack }));
 };
 
-/** Puts back what a start without the plugin took from the roles, then follows the admins' changes. */
-async function keepRolePermissions(strapi: Core.Strapi) {
+/** The one line a start logs at info level: where the content goes, and what this start changed. */
+function startupSummary(
+  strapi: Core.Strapi,
+  { indexesAdded, permissionsGivenBack }: { indexesAdded: number; permissionsGivenBack: number }
+): string {
+  const mapping = getService(strapi, 'mapping');
+  const mapped = RESOURCE_KINDS.map((kind) => mapping.resource(kind))
+    .filter(({ uid }) => !uid.startsWith(`plugin::${PLUGIN_ID}.`))
+    .map(({ label, uid }) => `${label} in ${uid}`);
+  const changes = [
+    indexesAdded > 0 ? `${indexesAdded} index(es) added` : '',
+    permissionsGivenBack > 0
+      ? `${permissionsGivenBack} role permission(s) given back after a start without the plugin`
+      : '',
+  ].filter(Boolean);
+  return [
+    `[${PLUGIN_ID}] serving ${pluginConfig(strapi).prefix}`,
+    mapped.length > 0 ? `${mapped.join(', ')}, the rest in its own types` : 'everything in its own types',
+    ...changes,
+  ].join('; ');
+}
+
+/**
+ * Puts back what a start without the plugin took from the roles, then follows the admins'
+ * changes; answers how many permissions it gave back.
+ */
+async function keepRolePermissions(strapi: Core.Strapi): Promise<number> {
   const rolePermissions = getService(strapi, 'role-permissions');
-  const restored = await rolePermissions.restore();
-  if (restored > 0)
-    strapi.log.info(
-      `[${PLUGIN_ID}] gave back ${restored} role permission(s) that a start without the plugin removed`
-    );
+  const givenBack = await rolePermissions.restore();
   await rolePermissions.remember();
   rolePermissions.watch();
+  return givenBack;
 }

@@ -7,11 +7,28 @@ import { startSite, type Site } from '../helpers/site';
  */
 describe('the example site loads the publish-bridge plugin', () => {
   let site: Site;
+  /** What the plugin logged at info level while the site started. */
+  const startupLines: string[] = [];
   beforeAll(async () => {
-    site = await startSite();
+    site = await startSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'site' }, (strapi) => {
+      const info = strapi.log.info.bind(strapi.log);
+      strapi.log.info = ((message: unknown, ...rest: unknown[]) => {
+        if (String(message).includes('[publish-bridge]')) startupLines.push(String(message));
+        return info(message as never, ...(rest as never[]));
+      }) as typeof strapi.log.info;
+    });
   });
   afterAll(async () => {
     await site?.stop();
+  });
+
+  it('says at info level, in one line, that it serves and where the content goes', () => {
+    // The test database was made with everything in the plugin's types: the site's own get indexes now.
+    expect(startupLines).toEqual([
+      expect.stringMatching(
+        /^\[publish-bridge\] serving \/api\/publish-bridge; post in api::article\.article, blog category in api::category\.category, author in api::author\.author, the rest in its own types; \d+ index\(es\) added$/
+      ),
+    ]);
   });
 
   it('registers the plugin under its id', () => {

@@ -54,8 +54,9 @@ async function indexNamed(strapi: Core.Strapi, name: string): Promise<boolean> {
 }
 
 /**
- * Adds the index `name` with `create` unless `present` finds one that serves. A failure is logged,
- * never fatal: reads stay correct, only slower.
+ * Adds the index `name` with `create` unless `present` finds one that serves; answers whether it
+ * added it (the start-up summary counts them). A failure is logged, never fatal: reads stay
+ * correct, only slower.
  */
 async function addIndex(
   strapi: Core.Strapi,
@@ -63,18 +64,20 @@ async function addIndex(
   name: string,
   where: string,
   { present, create }: { present: () => Promise<boolean>; create: () => Promise<unknown> }
-): Promise<void> {
+): Promise<boolean> {
   try {
-    if (await present()) return;
+    if (await present()) return false;
     await create();
-    strapi.log.info(`[${PLUGIN_ID}] added index ${name} on ${where} for ${wanted.purpose}`);
+    strapi.log.debug(`[${PLUGIN_ID}] added index ${name} on ${where} for ${wanted.purpose}`);
+    return true;
   } catch (error) {
     // Another instance starting at the same moment may have added it first.
-    if (await indexNamed(strapi, name).catch(() => false)) return;
+    if (await indexNamed(strapi, name).catch(() => false)) return false;
     strapi.log.warn(
       `[${PLUGIN_ID}] could not index ${where} (${(error as Error).message}); ` +
         `${wanted.purpose} on ${wanted.uid} read the whole table until an index exists.`
     );
+    return false;
   }
 }
 
@@ -83,8 +86,8 @@ async function addIndex(
  * plugin never drops or replaces an index the site owns). Strapi's schema sync leaves indexes it
  * did not create alone, and one that a table rebuild drops is added again at the next start.
  */
-export async function ensureIndex(strapi: Core.Strapi, wanted: WantedIndex, name: string): Promise<void> {
-  await addIndex(strapi, wanted, name, `${wanted.table} (${wanted.columns.join(', ')})`, {
+export async function ensureIndex(strapi: Core.Strapi, wanted: WantedIndex, name: string): Promise<boolean> {
+  return addIndex(strapi, wanted, name, `${wanted.table} (${wanted.columns.join(', ')})`, {
     present: async () => (await indexNamed(strapi, name)) || (await hasIndex(strapi, wanted)),
     create: () =>
       strapi.db.connection.schema.alterTable(wanted.table, (table) => table.index(wanted.columns, name)),
@@ -132,11 +135,11 @@ export async function ensureCaseInsensitiveIndex(
   strapi: Core.Strapi,
   wanted: WantedIndex,
   name: string
-): Promise<void> {
+): Promise<boolean> {
   const indexed = CASE_INSENSITIVE[strapi.db.dialect.client]?.indexed;
   const [column] = wanted.columns;
-  if (!indexed) return;
-  await addIndex(strapi, wanted, name, `${wanted.table} (${column}, case-insensitive)`, {
+  if (!indexed) return false;
+  return addIndex(strapi, wanted, name, `${wanted.table} (${column}, case-insensitive)`, {
     present: () => indexNamed(strapi, name),
     create: () =>
       strapi.db.connection.raw(`CREATE INDEX IF NOT EXISTS ?? ON ?? ${indexed}`, [

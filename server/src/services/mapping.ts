@@ -102,7 +102,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * Whether the mapping fits the site's schemas. One that names a missing type or attribute
      * (the site renamed or removed it) takes the contract routes out of service with the reason,
      * never the site: Strapi's schema sync has already applied the site's change by the time a
-     * plugin could object. A valid one says once what is not stored.
+     * plugin could object. A valid one says once, at debug level, what is not stored (the
+     * start-up summary names where each resource goes, the settings page the rest).
      */
     check(): boolean {
       const { problems, resources: all } = this.resolve();
@@ -117,11 +118,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const { uid, unmapped, fields } = all[kind];
         if (!uid.startsWith(`plugin::${PLUGIN_ID}.`)) {
           const skipped = unmapped.length > 0 ? `; not stored: ${unmapped.join(', ')}` : '';
-          strapi.log.info(`[${PLUGIN_ID}] ${kind} is stored in ${uid}${skipped}`);
+          strapi.log.debug(`[${PLUGIN_ID}] ${kind} is stored in ${uid}${skipped}`);
         }
         for (const [field, { attribute, zone }] of Object.entries(fields)) {
           if (zone)
-            strapi.log.info(`[${PLUGIN_ID}] ${kind}.${field} goes into ${describeZone(attribute, zone)}`);
+            strapi.log.debug(`[${PLUGIN_ID}] ${kind}.${field} goes into ${describeZone(attribute, zone)}`);
         }
       }
       return true;

@@ -322,10 +322,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   return {
     orderIndexes,
 
-    /** Adds the indexes of orderIndexes() that are missing, at startup. */
-    async ensureIndexes(): Promise<void> {
+    /** Adds the indexes of orderIndexes() that are missing, at startup; answers how many it added. */
+    async ensureIndexes(): Promise<number> {
+      let added = 0;
       for (const wanted of orderIndexes())
-        await ensureIndex(strapi, wanted, indexName(wanted.table, 'pages'));
+        added += +(await ensureIndex(strapi, wanted, indexName(wanted.table, 'pages')));
+      return added;
     },
 
     /**

@@ -54,22 +54,24 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     slugColumns,
     nameColumns,
 
-    /** Adds the missing indexes. */
-    async ensure(): Promise<void> {
+    /** Adds the missing indexes; answers how many it added. */
+    async ensure(): Promise<number> {
+      let added = 0;
       for (const { uid, table, column } of slugColumns()) {
-        await ensureIndex(
+        added += +(await ensureIndex(
           strapi,
           { uid, table, columns: [column], purpose: 'slug lookups' },
           indexName(table, column)
-        );
+        ));
       }
       for (const { uid, table, column } of nameColumns()) {
-        await ensureCaseInsensitiveIndex(
+        added += +(await ensureCaseInsensitiveIndex(
           strapi,
           { uid, table, columns: [column], purpose: 'case-insensitive name lookups' },
           caseInsensitiveIndexName(strapi, table, column)
-        );
+        ));
       }
+      return added;
     },
   };
 };
