@@ -277,6 +277,25 @@ describe(`the site's webhooks on ${db} hear only true events`, () => {
     expect(postEvents(await deliveriesAfter(1))).toEqual([`entry.publish ${id}`]);
   });
 
+  // An editor who published by hand before the date made the publish; the scheduler's is dropped
+  // (the draft may hold the editor's later changes), so the date brings no event.
+  test('a publish with a future date that an editor made by hand first: no event at the date', async () => {
+    const due = soon();
+    const reply = await send('POST', '/posts', {
+      title: 'Webhook scheduled, published by hand',
+      content: '<p>Body.</p>',
+      status: 'publish',
+      date: contractDate(due),
+      source_id: `webhook-events-by-hand-${Date.now()}`,
+    });
+    const id = reply.body.id;
+    await deliveriesAfter(1);
+    await site.strapi.documents(POST as never).publish({ documentId: id } as never);
+    expect(postEvents(await deliveriesAfter(1))).toEqual([`entry.publish ${id}`]);
+    await scheduledPublishRunsAfter(due);
+    expect(await deliveriesAfter(0)).toEqual([]);
+  });
+
   describe("an update of fields an editor changed, under the site's policy", () => {
     afterEach(async () => {
       await choosePolicy('overwrite');
@@ -380,6 +399,20 @@ describe(`the site's webhooks on ${db} hear only true events`, () => {
         title: 'The editor’s title',
         readingTime: null,
       });
+    });
+
+    // The same beside the editor's unpublished draft: the update goes into that draft, as a Save.
+    test("draft beside an editor's draft: the draft is updated, nothing published", async () => {
+      await choosePolicy('draft');
+      const id = await publishPost();
+      await editorSaves(id);
+      deletedRows.splice(0);
+      await send('PUT', `/posts/${id}`, { title: 'Platform title', reading_time: '5 min' });
+      const deliveries = await deliveriesAfter(1);
+      expect(deliveries.filter((delivery) => delivery.uid !== POST)).toEqual([]);
+      expect(postEvents(deliveries)).toEqual([`entry.update ${id}`]);
+      expect(deletedRows).toEqual([]);
+      expect((await version(id, 'published')).readingTime).toBeNull();
     });
   });
 
