@@ -1,5 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { loginAs, type AdminClient } from '../helpers/admin-client';
 import { testDatabaseClient } from '../helpers/databases';
 import { startSite, type Site } from '../helpers/site';
 
@@ -19,6 +21,8 @@ const ENTRY_EVENTS = [
   'entry.unpublish',
   'entry.draft-discard',
 ];
+/** An instant as the contract's `YYYY-MM-DD HH:MM:SS` in UTC (the example site's zone). */
+const contractDate = (instant: Date) => instant.toISOString().slice(0, 19).replace('T', ' ');
 /** How long no further delivery must arrive before an action's events count as complete. */
 const QUIET_MS = 400;
 const WAIT_LIMIT_MS = 15_000;
@@ -50,6 +54,7 @@ async function startReceiver() {
 describe(`the site's webhooks on ${db} hear only true events`, () => {
   let site: Site;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let admin: AdminClient;
   let run = 0;
   /** The documentIds of the post rows that `strapi.db.lifecycles` subscribers see deleted. */
   const deletedRows: string[] = [];
@@ -57,6 +62,7 @@ describe(`the site's webhooks on ${db} hear only true events`, () => {
   beforeAll(async () => {
     receiver = await startReceiver();
     site = await startSite();
+    admin = await loginAs(site, 'strapi-super-admin');
     site.strapi.db.lifecycles.subscribe({
       models: [POST],
       afterDelete: (event: { result?: { documentId?: string } }) => {
@@ -205,6 +211,209 @@ describe(`the site's webhooks on ${db} hear only true events`, () => {
     const id = await publishPost();
     await send('PUT', `/posts/${id}`, { status: 'draft', reading_time: '9 min' });
     expect(postEvents(await deliveriesAfter(2))).toEqual([`entry.unpublish ${id}`, `entry.update ${id}`]);
+  });
+
+  // The Content Manager's Publish of a draft: the Document Service's publish, entry.publish only.
+  test('status publish of a draft: published, nothing else', async () => {
+    const created = await send('POST', '/posts', {
+      title: 'Webhook draft to publish',
+      content: '<p>Body.</p>',
+      status: 'draft',
+      source_id: `webhook-events-to-publish-${Date.now()}`,
+    });
+    const id = created.body.id;
+    await deliveriesAfter(1);
+    deletedRows.splice(0);
+    await send('PUT', `/posts/${id}`, { status: 'publish' });
+    const deliveries = await deliveriesAfter(1);
+    expect(deliveries.map(({ event, uid }) => `${event} ${uid}`)).toEqual([`entry.publish ${POST}`]);
+    expect(postEvents(deliveries)).toEqual([`entry.publish ${id}`]);
+    // A first publish replaces no published row.
+    expect(deletedRows).toEqual([]);
+  });
+
+  /** A date the test waits for, a second or two ahead: the contract's dates are whole seconds. */
+  const soon = () => new Date(Math.ceil((Date.now() + 1_500) / 1000) * 1000);
+  /** Lets `due` pass and runs the scheduler as its timer would. */
+  async function scheduledPublishRunsAfter(due: Date) {
+    await sleep(Math.max(0, due.getTime() - Date.now()) + 50);
+    await site.strapi.plugin('publish-bridge').service('schedules').runDue();
+  }
+
+  // At the request the post is a draft, as an editor's save with a publish date; at its date the
+  // scheduler publishes it with the Document Service's publish, as a Release's scheduled publish.
+  test('a publish with a future date: created as a draft, published at its date', async () => {
+    const due = soon();
+    const reply = await send('POST', '/posts', {
+      title: 'Webhook scheduled',
+      content: '<p>Body.</p>',
+      status: 'publish',
+      date: contractDate(due),
+      source_id: `webhook-events-scheduled-${Date.now()}`,
+    });
+    const id = reply.body.id;
+    expect(postEvents(await deliveriesAfter(1))).toEqual([`entry.create ${id}`]);
+    deletedRows.splice(0);
+    await scheduledPublishRunsAfter(due);
+    const deliveries = await deliveriesAfter(1);
+    expect(deliveries.map(({ event, uid }) => `${event} ${uid}`)).toEqual([`entry.publish ${POST}`]);
+    expect(postEvents(deliveries)).toEqual([`entry.publish ${id}`]);
+    expect(deletedRows).toEqual([]);
+  });
+
+  test('status publish of a draft with a future date: the date saved, published at its date', async () => {
+    const created = await send('POST', '/posts', {
+      title: 'Webhook draft scheduled later',
+      content: '<p>Body.</p>',
+      status: 'draft',
+      source_id: `webhook-events-scheduled-later-${Date.now()}`,
+    });
+    const id = created.body.id;
+    await deliveriesAfter(1);
+    const due = soon();
+    await send('PUT', `/posts/${id}`, { status: 'publish', date: contractDate(due) });
+    expect(postEvents(await deliveriesAfter(1))).toEqual([`entry.update ${id}`]);
+    await scheduledPublishRunsAfter(due);
+    expect(postEvents(await deliveriesAfter(1))).toEqual([`entry.publish ${id}`]);
+  });
+
+  // An editor who published by hand before the date made the publish; the scheduler's is dropped
+  // (the draft may hold the editor's later changes), so the date brings no event.
+  test('a publish with a future date that an editor made by hand first: no event at the date', async () => {
+    const due = soon();
+    const reply = await send('POST', '/posts', {
+      title: 'Webhook scheduled, published by hand',
+      content: '<p>Body.</p>',
+      status: 'publish',
+      date: contractDate(due),
+      source_id: `webhook-events-by-hand-${Date.now()}`,
+    });
+    const id = reply.body.id;
+    await deliveriesAfter(1);
+    await site.strapi.documents(POST as never).publish({ documentId: id } as never);
+    expect(postEvents(await deliveriesAfter(1))).toEqual([`entry.publish ${id}`]);
+    await scheduledPublishRunsAfter(due);
+    expect(await deliveriesAfter(0)).toEqual([]);
+  });
+
+  describe("an update of fields an editor changed, under the site's policy", () => {
+    afterEach(async () => {
+      await choosePolicy('overwrite');
+    });
+
+    /** What an admin does on the settings page: "When an editor changed a post in Strapi". */
+    async function choosePolicy(policy: string) {
+      const reply = await admin.request('PUT', '/publish-bridge/settings', { editorChanges: policy });
+      expect([reply.status, reply.body?.data?.editorChanges]).toEqual([200, policy]);
+    }
+
+    /** The post's title and reading time in one version, to see that the policy acted. */
+    const version = (documentId: string, status: 'draft' | 'published') =>
+      (site.strapi.documents(POST as never) as any).findOne({
+        documentId,
+        status,
+        fields: ['title', 'readingTime'],
+      });
+
+    /** The admin panel's Publish: the Content Manager saves the draft with the change and publishes it. */
+    async function editorPublishes(documentId: string) {
+      const reply = await admin.request(
+        'POST',
+        `/content-manager/collection-types/${POST}/${documentId}/actions/publish`,
+        { title: 'The editor’s title' }
+      );
+      expect(reply.status).toBe(200);
+      expect(postEvents(await deliveriesAfter(2))).toEqual([
+        `entry.publish ${documentId}`,
+        `entry.update ${documentId}`,
+      ]);
+    }
+
+    // The title stays the editor's; the reading time is written and published, as an editor's
+    // save and Publish of that one field: entry.update of the draft, then entry.publish.
+    test('keep: the other sent fields are updated and published', async () => {
+      await choosePolicy('keep');
+      const id = await publishPost();
+      await editorPublishes(id);
+      deletedRows.splice(0);
+      await send('PUT', `/posts/${id}`, { title: 'Platform title', reading_time: '5 min' });
+      const deliveries = await deliveriesAfter(2);
+      expect(deliveries.filter((delivery) => delivery.uid !== POST)).toEqual([]);
+      expect(postEvents(deliveries)).toEqual(updatedAndPublished(id));
+      expect(deletedRows).toEqual([id]);
+      expect(await version(id, 'published')).toMatchObject({
+        title: 'The editor’s title',
+        readingTime: '5 min',
+      });
+    });
+
+    // The same beside the editor's unpublished draft: the draft and the published version each
+    // take the reading time; the internal copy that publishes it is not heard.
+    test("keep beside an editor's draft: the same events, nothing internal", async () => {
+      await choosePolicy('keep');
+      const id = await publishPost();
+      await editorSaves(id);
+      deletedRows.splice(0);
+      await send('PUT', `/posts/${id}`, { title: 'Platform title', reading_time: '5 min' });
+      const deliveries = await deliveriesAfter(2);
+      expect(deliveries.filter((delivery) => delivery.uid !== POST)).toEqual([]);
+      expect(postEvents(deliveries)).toEqual(updatedAndPublished(id));
+      expect(deletedRows).toHaveLength(2);
+      expect(deletedRows).toEqual(
+        expect.arrayContaining([id, expect.stringMatching(/^publish-bridge-aside-/)])
+      );
+      expect(await version(id, 'draft')).toMatchObject({ title: 'Unreviewed title', readingTime: '5 min' });
+      expect((await version(id, 'published')).readingTime).toBe('5 min');
+    });
+
+    // Every sent field is the editor's and stays so: nothing is written, so nothing is heard.
+    test('keep, with only fields the editor changed: no event', async () => {
+      await choosePolicy('keep');
+      const id = await publishPost();
+      await editorPublishes(id);
+      deletedRows.splice(0);
+      await send('PUT', `/posts/${id}`, { title: 'Platform title' });
+      expect(await deliveriesAfter(0)).toEqual([]);
+      expect(deletedRows).toEqual([]);
+      expect((await version(id, 'draft')).title).toBe('The editor’s title');
+    });
+
+    // The update goes to the draft for review and nothing is published, as an editor's Save:
+    // entry.update only, also when the body asks for status publish.
+    test('draft: the draft is updated, nothing published', async () => {
+      await choosePolicy('draft');
+      const id = await publishPost();
+      await editorPublishes(id);
+      deletedRows.splice(0);
+      await send('PUT', `/posts/${id}`, {
+        title: 'Platform title',
+        reading_time: '5 min',
+        status: 'publish',
+      });
+      const deliveries = await deliveriesAfter(1);
+      expect(deliveries.filter((delivery) => delivery.uid !== POST)).toEqual([]);
+      expect(postEvents(deliveries)).toEqual([`entry.update ${id}`]);
+      expect(deletedRows).toEqual([]);
+      expect(await version(id, 'draft')).toMatchObject({ title: 'Platform title', readingTime: '5 min' });
+      expect(await version(id, 'published')).toMatchObject({
+        title: 'The editor’s title',
+        readingTime: null,
+      });
+    });
+
+    // The same beside the editor's unpublished draft: the update goes into that draft, as a Save.
+    test("draft beside an editor's draft: the draft is updated, nothing published", async () => {
+      await choosePolicy('draft');
+      const id = await publishPost();
+      await editorSaves(id);
+      deletedRows.splice(0);
+      await send('PUT', `/posts/${id}`, { title: 'Platform title', reading_time: '5 min' });
+      const deliveries = await deliveriesAfter(1);
+      expect(deliveries.filter((delivery) => delivery.uid !== POST)).toEqual([]);
+      expect(postEvents(deliveries)).toEqual([`entry.update ${id}`]);
+      expect(deletedRows).toEqual([]);
+      expect((await version(id, 'published')).readingTime).toBeNull();
+    });
   });
 
   test('delete: both versions are deleted', async () => {
