@@ -1,4 +1,9 @@
-import { driverMessageOf, isLostConnection, isUniqueViolation } from '../../server/src/utils/database-errors';
+import {
+  driverMessageOf,
+  isLostConnection,
+  isUniqueViolation,
+  missingTableOf,
+} from '../../server/src/utils/database-errors';
 
 describe('isLostConnection', () => {
   it.each([
@@ -56,5 +61,30 @@ describe('driverMessageOf', () => {
 
   it('never carries more than a few hundred characters', () => {
     expect(driverMessageOf(new Error('y'.repeat(10_000))).length).toBeLessThanOrEqual(301);
+  });
+});
+
+describe('missingTableOf', () => {
+  const statement = 'select * from identities where name = \'relation "decoy" does not exist\'';
+
+  it("names the table in each database's words, after knex's statement", () => {
+    expect(
+      missingTableOf(new Error(`${statement} - relation "publish_bridge_identities" does not exist`))
+    ).toBe('publish_bridge_identities');
+    expect(
+      missingTableOf(
+        Object.assign(new Error('ER_NO_SUCH_TABLE'), {
+          sqlMessage: "Table 'pb_test_x.publish_bridge_identities' doesn't exist",
+        })
+      )
+    ).toBe('publish_bridge_identities');
+    expect(missingTableOf(new Error(`${statement} - no such table: publish_bridge_identities`))).toBe(
+      'publish_bridge_identities'
+    );
+  });
+
+  it('is undefined for any other failure', () => {
+    expect(missingTableOf(new Error(`${statement} - deadlock detected`))).toBeUndefined();
+    expect(missingTableOf(new Error('Cannot read properties of undefined'))).toBeUndefined();
   });
 });

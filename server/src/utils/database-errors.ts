@@ -110,6 +110,23 @@ export const isRetryableConflict = (error: unknown) =>
 export const isUniqueViolation = (error: unknown) =>
   codesOf(error).some((code) => UNIQUE_VIOLATIONS.has(code));
 
+/** Each database's words for a statement on a table that is not there: PostgreSQL 42P01, MySQL 1146, SQLite. */
+const MISSING_TABLE = [
+  /relation "([^"]+)" does not exist/,
+  /Table '(?:[^'.]+\.)?([^']+)' doesn't exist/,
+  /no such table: (\S+)/,
+];
+
+/** The table a failed statement found missing (dropped by hand, or a restore without it), if that is why it failed. */
+export function missingTableOf(error: unknown): string | undefined {
+  const message = driverMessageOf(error);
+  for (const pattern of MISSING_TABLE) {
+    const found = pattern.exec(message);
+    if (found) return found[1];
+  }
+  return undefined;
+}
+
 /** Long enough for any driver's own message, too short for a statement with its values. */
 const DRIVER_MESSAGE_MAX = 300;
 

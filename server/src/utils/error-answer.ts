@@ -2,11 +2,13 @@ import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { PLUGIN_ID } from '../constants';
 import { ContractError, errorBody, internalErrorMessage } from '../contract/errors';
+import { missingTableOf } from './database-errors';
 
 /**
  * Answers a failed contract request in the contract's `{ error }` shape. A ContractError carries
- * its own status and a message the sender can act on; anything else is the site's fault: logged
- * with its stack and answered 500 with the request id the log names it by (asked for only then).
+ * its own status and a message the sender can act on; a table missing from the database is the
+ * site's to mend, answered 503 naming it; anything else is the site's fault: logged with its
+ * stack and answered 500 with the request id the log names it by (asked for only then).
  */
 export function answerError(strapi: Core.Strapi, ctx: Context, error: unknown, requestId: () => string) {
   if (error instanceof ContractError) {
@@ -14,6 +16,15 @@ export function answerError(strapi: Core.Strapi, ctx: Context, error: unknown, r
     ctx.body = errorBody(error.message);
     // A request whose body stopped arriving: the connection is not reused for the next one.
     if (error.status === 408) ctx.set('Connection', 'close');
+    return;
+  }
+  const table = missingTableOf(error);
+  if (table !== undefined) {
+    strapi.log.error(`[${PLUGIN_ID}] the database has no table ${table}; restart Strapi to create it again`);
+    ctx.status = 503;
+    ctx.body = errorBody(
+      `The site cannot serve this request: its database has no table "${table}", so nothing was changed. The site's administrator should restart Strapi, whose schema sync creates it again; then send the request again.`
+    );
     return;
   }
   const id = requestId();
