@@ -34,8 +34,7 @@ const ACTIONS = [
 
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
   await strapi.admin.services.permission.actionProvider.registerMany(ACTIONS);
-  await getService(strapi, 'kept-tables').keep();
-  const permissionsGivenBack = await keepRolePermissions(strapi);
+  const permissionsGivenBack = await keepMemory(strapi);
   getService(strapi, 'transactions').refuseAbandonedWork();
   dropInternalEvents(strapi);
   await getService(strapi, 'activity-writer').prune();
@@ -71,13 +70,28 @@ function startupSummary(
 }
 
 /**
- * Puts back what a start without the plugin took from the roles, then follows the admins'
- * changes; answers how many permissions it gave back.
+ * Keeps the plugin's tables through a start without it, puts back what such a start took from
+ * the roles, then follows the admins' changes; answers how many permissions it gave back. A
+ * failure here (a store row that no longer parses) is logged, never fatal: the site starts.
  */
-async function keepRolePermissions(strapi: Core.Strapi): Promise<number> {
+async function keepMemory(strapi: Core.Strapi): Promise<number> {
+  try {
+    await getService(strapi, 'kept-tables').keep();
+  } catch (error) {
+    strapi.log.error(
+      `[${PLUGIN_ID}] could not list its tables among those Strapi keeps (${(error as Error).message}): a start without the plugin would drop them`
+    );
+  }
   const rolePermissions = getService(strapi, 'role-permissions');
-  const givenBack = await rolePermissions.restore();
-  await rolePermissions.remember();
+  let givenBack = 0;
+  try {
+    givenBack = await rolePermissions.restore();
+    await rolePermissions.remember();
+  } catch (error) {
+    strapi.log.error(
+      `[${PLUGIN_ID}] could not read or keep the roles' permissions on the plugin (${(error as Error).message})`
+    );
+  }
   rolePermissions.watch();
   return givenBack;
 }

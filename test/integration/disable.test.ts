@@ -135,6 +135,23 @@ test('a start without the plugin elsewhere on the database does not make a runni
   expect(await permissionsOf(site, role.id)).toEqual(granted);
 });
 
+test('a row of the plugin in the core store that no longer parses never stops the site', async () => {
+  let site = await start();
+  // The roles' permissions are remembered once Strapi's start has given the Super Admin its own.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const corrupted = await site.call<{ count: number }>('query', 'strapi::core-store', 'updateMany', {
+    where: { key: 'plugin_publish-bridge_role-permissions' },
+    data: { value: '{"cut off' },
+  });
+  expect(corrupted.count).toBe(1);
+  // Strapi's store reads a row that does not parse as an Invalid Date; the memory is read after a
+  // start without the plugin.
+  await start({ enabled: false });
+  site = await start();
+  expect((await fetch(`${site.baseUrl}/api/authors`)).status).toBe(200);
+  expect((await site.send('POST', '/handshake', {})).status).toBe(200);
+});
+
 test('uninstall: after prepare, one start without the plugin leaves nothing of it but the content of the site', async () => {
   let site = await start(undefined, { PUBLISH_BRIDGE_CONTENT_TYPES: 'site' });
   const created = await site.send('POST', '/posts', post);

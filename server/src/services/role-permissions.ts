@@ -86,7 +86,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * still exist; none on a first start, or after a start with the plugin. Answers how many.
      */
     async restore(): Promise<number> {
-      const remembered = ((await store().get(MEMORY)) as RolePermission[] | null) ?? [];
+      // Strapi's store answers a row that no longer parses with an Invalid Date.
+      const stored: unknown = await store().get(MEMORY);
+      const remembered = Array.isArray(stored) ? (stored as RolePermission[]) : [];
       if (remembered.length === 0 || !(await startedWithout())) return 0;
       const roles = (await strapi.db.query('admin::role').findMany({ select: ['id', 'code'] })) as {
         id: number;
