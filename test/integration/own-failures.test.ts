@@ -1,3 +1,5 @@
+import { loginAs, type AdminClient } from '../helpers/admin-client';
+import { TEST_KEY } from '../helpers/signing';
 import { startSite, type Site } from '../helpers/site';
 
 /**
@@ -5,13 +7,74 @@ import { startSite, type Site } from '../helpers/site';
  * contract routes answer 503 naming what the site's administrator must mend.
  */
 let site: Site;
+let superAdmin: AdminClient;
 
+/** The connection key saved on the settings page, as most sites keep it; the variable is read per request. */
 beforeAll(async () => {
-  site = await startSite();
+  site = await startSite({ PUBLISH_BRIDGE_API_KEY: '' });
+  superAdmin = await loginAs(site, 'strapi-super-admin');
+  // Each request reads the row, as every instance does once its cached copy (2 s) expires.
+  site.strapi.config.set('plugin::publish-bridge.settingsCacheMs', 0);
 });
 
 afterAll(async () => {
   await site?.stop();
+});
+
+const saveSettings = (changes: object) => superAdmin.request('PUT', '/publish-bridge/settings', changes);
+
+/** Strapi's store answers a row whose JSON no longer parses with an Invalid Date, not an error. */
+const corruptSettingsRow = () =>
+  site.strapi.db
+    .connection('strapi_core_store_settings')
+    .where({ key: 'plugin_publish-bridge_settings' })
+    .update({ value: '{"apiKey": {"ciphertext": "cut off' });
+
+const fixSettingsMessage = "save the plugin's settings page";
+
+test('an unreadable settings row with the key in the environment: 503 naming it, never the defaults', async () => {
+  process.env.PUBLISH_BRIDGE_API_KEY = TEST_KEY;
+  try {
+    expect((await saveSettings({ capabilities: { seo: false } })).status).toBe(200);
+    await corruptSettingsRow();
+
+    const reply = await site.send('POST', '/handshake', {});
+    expect(reply.status).toBe(503);
+    expect(reply.body.error).toContain('strapi_core_store_settings');
+    expect(reply.body.error).toContain(fixSettingsMessage);
+    expect((await fetch(`${site.baseUrl}/api/articles`)).status).toBe(200);
+
+    expect((await saveSettings({ capabilities: { seo: false } })).status).toBe(200);
+    const after = await site.send('POST', '/handshake', {});
+    expect(after.status).toBe(200);
+    expect(after.body.capabilities).not.toContain('seo');
+  } finally {
+    process.env.PUBLISH_BRIDGE_API_KEY = '';
+  }
+});
+
+test('an unreadable settings row: 503, not "wrong key"; the page tells the admin, and a new key mends it', async () => {
+  expect((await saveSettings({ connectionKey: { value: TEST_KEY } })).status).toBe(200);
+  await corruptSettingsRow();
+
+  const signed = await site.send('POST', '/handshake', {});
+  expect(signed.status).toBe(503);
+  expect(signed.body.error).toContain('cannot be read');
+  const stranger = await site.send('POST', '/handshake', {}, { key: 'pb_not_the_key_0123456789' });
+  expect(stranger.status).toBe(503);
+  expect(stranger.body.error).not.toContain('strapi_core_store_settings');
+
+  const page = await superAdmin.request('GET', '/publish-bridge/settings');
+  expect(page.status).toBe(200);
+  expect(page.body.data.status.outOfService).toContain('strapi_core_store_settings');
+  expect(page.body.data.status.outOfService).toContain(fixSettingsMessage);
+  expect((await fetch(`${site.baseUrl}/api/articles`)).status).toBe(200);
+
+  expect((await saveSettings({ connectionKey: { value: TEST_KEY } })).status).toBe(200);
+  expect((await site.send('POST', '/handshake', {})).status).toBe(200);
+  expect(
+    (await superAdmin.request('GET', '/publish-bridge/settings')).body.data.status.outOfService
+  ).toBeUndefined();
 });
 
 test('a table of the plugin missing from the database: 503 naming it, nothing written, the site serves', async () => {

@@ -19,6 +19,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       strapi.log.error(`[${PLUGIN_ID}] the contract routes answer 503 until this is fixed: ${reason}`);
     },
 
+    /** `cause` is mended: the routes serve again unless another cause holds them. */
+    backInService(cause: string) {
+      if (reasons.delete(cause))
+        strapi.log.info(`[${PLUGIN_ID}] the contract routes serve again (${cause} mended)`);
+    },
+
     /** Why the routes do not serve, or undefined while they do. */
     problem(): string | undefined {
       return reasons.size > 0 ? [...reasons.values()].join(' ') : undefined;

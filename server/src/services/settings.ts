@@ -5,7 +5,8 @@ import { API_KEY_ENV, PLUGIN_ID } from '../constants';
 import { newProbeSecret } from '../utils/connection-probe';
 import type { SettingsDescription } from '../contract/admin-api';
 import type { EditorChangePolicy } from '../contract/editor-change-policies';
-import { pluginConfig } from '../plugin';
+import { ContractError } from '../contract/errors';
+import { getService, pluginConfig } from '../plugin';
 
 /** What the plugin keeps in Strapi's core store. Keys are stored encrypted, never in plain text. */
 export type StoredSettings = {
@@ -41,6 +42,17 @@ export type SettingsChanges = {
 };
 
 const SETTINGS_KEY = 'settings';
+const SETTINGS_ROW = `plugin_${PLUGIN_ID}_${SETTINGS_KEY}`;
+
+/** For the site's administrator, on the settings page and to the verified publisher. */
+const UNREADABLE_SETTINGS = `The plugin's settings in Strapi's database (the row "${SETTINGS_ROW}" of strapi_core_store_settings) can no longer be read, so the plugin cannot tell which connection key and capabilities you chose. To mend it, save the plugin's settings page with the connection key (the row is written anew).`;
+
+/** For anyone: the request could not be verified, and nothing names the site's configuration. */
+const UNVERIFIABLE = `The site cannot verify requests now: its stored connection settings cannot be read. Its administrator sees the cause on the plugin's settings page in Strapi's admin; send the request again once it is mended.`;
+
+/** Strapi's store answers a row whose JSON no longer parses with an Invalid Date rather than an error. */
+const isSettingsObject = (value: unknown): value is StoredSettings =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
 const STATUS_KEY = 'status';
 const PROBE_SECRET_KEY = 'probeSecret';
 
@@ -75,8 +87,20 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return (await store().get({ key: PROBE_SECRET_KEY })) as string;
   }
 
+  const availability = () => getService(strapi, 'availability');
+  /** Whether the last read of the row found it unreadable; the routes are out of service meanwhile. */
+  let unreadable = false;
+
+  /**
+   * The stored settings; an unreadable row reads as none, never as the defaults on the contract
+   * routes: they answer 503 naming it until an admin saves the page, which writes it anew.
+   */
   async function readStored(): Promise<StoredSettings> {
-    return ((await store().get({ key: SETTINGS_KEY })) as StoredSettings | null) ?? {};
+    const stored = await store().get({ key: SETTINGS_KEY });
+    unreadable = stored !== null && !isSettingsObject(stored);
+    if (unreadable) availability().outOfService('settings', UNREADABLE_SETTINGS);
+    else availability().backInService('settings');
+    return isSettingsObject(stored) ? stored : {};
   }
 
   async function read(): Promise<StoredSettings> {
@@ -92,6 +116,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const next = change(await readStored());
     await store().set({ key: SETTINGS_KEY, value: next });
     cached = undefined;
+    unreadable = false;
+    availability().backInService('settings');
   }
 
   function seal(secret: string): StoredSecret {
@@ -162,9 +188,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     /** Keys that authenticate a request now: the current one first, then a rotated-out one in its grace period. */
     async acceptedKeys(): Promise<string[]> {
+      // Read first even when the key comes from the environment: an unreadable row takes the
+      // routes out of service before the request runs, instead of serving on the defaults.
+      const settings = await read();
       const fromEnvironment = this.environmentKey();
       if (fromEnvironment) return [fromEnvironment];
-      const settings = await read();
+      if (unreadable) throw new ContractError(503, UNVERIFIABLE);
       const keys = [unseal(settings.apiKey)];
       if (settings.previousApiKey && settings.previousApiKey.acceptUntil > Date.now()) {
         keys.push(unseal(settings.previousApiKey));
