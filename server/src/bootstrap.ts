@@ -36,6 +36,7 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   await strapi.admin.services.permission.actionProvider.registerMany(ACTIONS);
   const permissionsGivenBack = await keepMemory(strapi);
   getService(strapi, 'transactions').refuseAbandonedWork();
+  getService(strapi, 'schedules').followEditors();
   dropInternalEvents(strapi);
   await getService(strapi, 'activity-writer').prune();
   // What follows works on the mapped types: nothing to do while the mapping does not fit them.

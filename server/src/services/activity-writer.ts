@@ -76,6 +76,15 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     if (queue.length > MAX_QUEUED) queue = queue.slice(queue.length - MAX_QUEUED);
   }
 
+  function queueEntry(entry: () => ActivityEntry) {
+    try {
+      enqueue([entry()]);
+      schedule(queue.length >= MAX_BATCH ? 0 : BATCH_WINDOW_MS);
+    } catch (error) {
+      strapi.log.warn(`[${PLUGIN_ID}] could not queue an activity log entry: ${(error as Error).message}`);
+    }
+  }
+
   /** Knex drops its pool on `strapi.destroy()`; a batch due after that has nowhere to go. */
   const databaseClosed = () =>
     !(strapi.db?.connection as { client?: { pool?: unknown } } | undefined)?.client?.pool;
@@ -182,12 +191,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   return {
     /** Queues an exchange for the log. Never throws and never waits for the database. */
     record(exchange: Exchange) {
-      try {
-        enqueue([entryOf(exchange)]);
-        schedule(queue.length >= MAX_BATCH ? 0 : BATCH_WINDOW_MS);
-      } catch (error) {
-        strapi.log.warn(`[${PLUGIN_ID}] could not queue an activity log entry: ${(error as Error).message}`);
-      }
+      queueEntry(() => entryOf(exchange));
+    },
+
+    /** Queues a row no request caused (the scheduler's). Never throws and never waits for the database. */
+    recordEntry(entry: ActivityEntry) {
+      queueEntry(() => entry);
     },
 
     /**

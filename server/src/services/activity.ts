@@ -24,7 +24,14 @@ export const CONTRACT_ACTIONS = [
 
 /** The action of an aggregate row: refusals of requests that were not authenticated, counted per minute. */
 export const UNAUTHENTICATED_ACTION = 'unauthenticated';
-export const FILTERABLE_ACTIONS = [...CONTRACT_ACTIONS, 'unknown', UNAUTHENTICATED_ACTION] as const;
+/** The action of a row the scheduler writes about a post's scheduled publish: no request asked for it then. */
+export const SCHEDULED_PUBLISH_ACTION = 'scheduled-publish';
+export const FILTERABLE_ACTIONS = [
+  ...CONTRACT_ACTIONS,
+  'unknown',
+  UNAUTHENTICATED_ACTION,
+  SCHEDULED_PUBLISH_ACTION,
+] as const;
 
 /** One answered request as the contract gate sees it; the body is read here, never stored. */
 export type Exchange = {
@@ -110,6 +117,30 @@ export function entryOf(exchange: Exchange): ActivityEntry {
     notes: exchange.notes?.length
       ? exchange.notes.slice(0, ENTRY_LIMITS.notes).map((note) => fitColumn(String(note), ENTRY_LIMITS.note))
       : undefined,
+    count: 1,
+  };
+}
+
+/**
+ * One row for a scheduled publish that did not happen: `cancelled` (the editors decided, 409) or
+ * `failed` (Strapi refused to publish, 500; tried again later), as the request that asked for it
+ * would have been answered. The path names the post as the contract does.
+ */
+export function entryOfScheduledPublish(
+  documentId: string,
+  result: 'cancelled' | 'failed',
+  reason: string
+): ActivityEntry {
+  const httpStatus = result === 'cancelled' ? 409 : 500;
+  return {
+    receivedAt: new Date(),
+    method: 'SCHEDULE',
+    path: fitColumn(`/posts/${documentId}`, ENTRY_LIMITS.path),
+    action: SCHEDULED_PUBLISH_ACTION,
+    httpStatus,
+    outcome: outcomeOf(httpStatus),
+    entityId: fitColumn(documentId, ENTRY_LIMITS.entityId),
+    reason: fitColumn(reason, ENTRY_LIMITS.reason),
     count: 1,
   };
 }
@@ -203,17 +234,21 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       };
     },
 
-    /** The newest request that named `entityId` (a document's id): its last delivery. */
+    /** The newest request that named `entityId` (a document's id): its last delivery (the scheduler's rows are none). */
     async latestFor(entityId: string): Promise<ActivityItem | undefined> {
       const row = (await query().findOne({
-        where: { entityId },
+        where: { entityId, action: { $ne: SCHEDULED_PUBLISH_ACTION } },
         orderBy: NEWEST_FIRST,
       })) as ActivityRow | null;
       return row ? toItem(row) : undefined;
     },
 
+    /** The newest request the site answered; the scheduler's rows answer none. */
     async latest(): Promise<ActivityItem | undefined> {
-      const row = (await query().findOne({ orderBy: NEWEST_FIRST })) as ActivityRow | null;
+      const row = (await query().findOne({
+        where: { action: { $ne: SCHEDULED_PUBLISH_ACTION } },
+        orderBy: NEWEST_FIRST,
+      })) as ActivityRow | null;
       return row ? toItem(row) : undefined;
     },
   };

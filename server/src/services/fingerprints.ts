@@ -139,6 +139,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           ...entryOf(resource, documentId, at),
           [column('fingerprints')]: JSON.stringify(fingerprints ?? {}),
           [column('scheduledAt')]: scheduledAt ? storedInstant(strapi, scheduledAt) : null,
+          // A schedule the platform sets (or cancels) starts without the failures of the one before.
+          [column('publishRetryAt')]: null,
+          [column('publishFailures')]: 0,
           [column('createdAt')]: now,
           [column('updatedAt')]: now,
           [column('publishedAt')]: now,
@@ -147,7 +150,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         // updatedAt moves with the fingerprints only, as it did while the two were written apart.
         .merge([
           ...(fingerprints === undefined ? [] : [column('fingerprints'), column('updatedAt')]),
-          ...(scheduledAt === undefined ? [] : [column('scheduledAt')]),
+          ...(scheduledAt === undefined
+            ? []
+            : [column('scheduledAt'), column('publishRetryAt'), column('publishFailures')]),
         ]);
     },
 

@@ -6,20 +6,45 @@ import { timingOf, type Timing } from '../contract/scheduling';
 import { documentsOf } from '../database/documents';
 import { contentTypeOf } from '../database/schemas';
 import { storedInstant, tableOf } from '../database/tables';
-import type { Knex } from '../database/knex';
+import type { Knex, Trx } from '../database/knex';
 import type { Resource } from '../resources';
 import type { LocaleScope } from './locales';
-import type { Transaction } from './transactions';
+import { entryOfScheduledPublish } from './activity';
+import { managedEntry } from './fingerprints';
+import { isPluginWork, type Transaction } from './transactions';
 import { getService, pluginConfig } from '../plugin';
 
-/** Due publishes one run takes on; the next run takes the rest. */
+/** Due publishes one run takes on; the run takes the next ones once they are settled. */
 const BATCH = 100;
+/** The wait before a failed publish is tried again, doubled at each failure up to the longest. */
+const FIRST_RETRY_MS = 60_000;
+const LONGEST_RETRY_MS = 3_600_000;
+
+const retryDelayMs = (failures: number) =>
+  Math.min(FIRST_RETRY_MS * 2 ** Math.min(failures - 1, 16), LONGEST_RETRY_MS);
+
+type DueRow = {
+  id: number;
+  uid: string;
+  documentId: string;
+  locale: string;
+  scheduledAt: unknown;
+  failures: number | string | null;
+};
+
+/** What became of a due entry: taken by another instance or a write, cancelled, or published. */
+type Outcome = { skipped: true } | { cancelled: string } | { published: true };
 
 /**
  * Posts sent with `status: publish` and a future `date` stay drafts until then: the time waits in
  * the entry's managed-entry row (`scheduledAt`), written in the transaction of the write that
  * asked for it, under the entry's lock. A timer of each instance publishes the due ones; Strapi's
  * cron is not used, since sites often leave `server.cron.enabled` off.
+ *
+ * The editors' decisions win: an editor who publishes or unpublishes the post by hand, or changes
+ * a field the platform sent, cancels the waiting publish (a schedule publishes only what the
+ * platform sent). A publish Strapi refuses is tried again after a growing wait (`publishRetryAt`)
+ * and skipped until then, so it never holds the others back; it is reported once.
  */
 // Over 50 lines: a service factory; its methods, each short, share strapi and the timer through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
@@ -29,61 +54,184 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
 
-  /**
-   * Publishes one due entry, unless another instance did, or a write moved or cancelled it, since
-   * it was listed. The entry's rows are locked first, as a write locks them before it changes the
-   * schedule, and the UPDATE that clears the time only matches while it is still due: the one
-   * instance whose UPDATE changed the row publishes.
-   */
-  async function publishDue(row: { id: number; uid: string; documentId: string; locale: string }) {
-    const at: LocaleScope = row.locale ? { locale: row.locale } : {};
-    const what = `${row.uid} ${row.documentId}${row.locale ? ` (${row.locale})` : ''}`;
-    await getService(strapi, 'transactions').run(async ({ trx }: Transaction) => {
-      const { name, column } = table();
-      const exists =
-        Boolean(contentTypeOf(strapi, row.uid)) &&
-        (await getService(strapi, 'identities').lockDocument(trx, row.uid, row.documentId, at));
-      const claimed: number = await knex()(name)
-        .transacting(trx)
-        .where(column('id'), row.id)
-        .where(column('scheduledAt'), '<=', storedInstant(strapi, new Date()))
-        .update({ [column('scheduledAt')]: null });
-      if (claimed !== 1 || !exists) return;
-      const documents = documentsOf(strapi, row.uid);
-      // An editor who published by hand meanwhile may have saved later, unreviewed changes in the
-      // draft: publishing the draft now would publish them.
-      if (
-        await documents.findOne({ documentId: row.documentId, ...at, status: 'published', fields: ['id'] })
-      ) {
-        strapi.log.info(
-          `[${PLUGIN_ID}] scheduled publish of ${what} dropped: an editor published it before its time`
-        );
-        return;
-      }
-      await documents.publish({ documentId: row.documentId, ...at });
-      strapi.log.info(`[${PLUGIN_ID}] published ${what} at its scheduled time`);
-    });
+  const describe = (uid: string, documentId: string, locale: string) =>
+    `${uid} ${documentId}${locale ? ` (${locale})` : ''}`;
+
+  /** The posts' resource when `uid` stores them: only posts are scheduled. */
+  function postsIn(uid: string): Resource | undefined {
+    const resource = getService(strapi, 'mapping').resolve().resources.post;
+    return resource?.uid === uid ? getService(strapi, 'mapping').resource('post') : undefined;
   }
 
-  async function publishAllDue(): Promise<void> {
+  /** One activity log row and one server log line for a scheduled publish that did not happen. */
+  function report(documentId: string, what: string, result: 'cancelled' | 'failed', reason: string) {
+    getService(strapi, 'activity-writer').recordEntry(entryOfScheduledPublish(documentId, result, reason));
+    const line = `[${PLUGIN_ID}] ${what}: ${reason}`;
+    if (result === 'failed') strapi.log.warn(line);
+    else strapi.log.info(line);
+  }
+
+  /** The columns a publish that is settled (done or cancelled) leaves: nothing waits, nothing failed. */
+  const settled = () => {
+    const { column } = table();
+    return {
+      [column('scheduledAt')]: null,
+      [column('publishRetryAt')]: null,
+      [column('publishFailures')]: 0,
+    };
+  };
+
+  /**
+   * Why the draft must not be published at its time, if it must not: the editors published it by
+   * hand (the draft may hold their later, unreviewed changes), or changed a field the platform sent.
+   */
+  async function editorsDecision(trx: Trx, row: DueRow, at: LocaleScope): Promise<string | undefined> {
+    const documents = documentsOf(strapi, row.uid);
+    if (await documents.findOne({ documentId: row.documentId, ...at, status: 'published', fields: ['id'] }))
+      return 'scheduled publish cancelled: an editor published the post by hand before its date';
+    const resource = postsIn(row.uid);
+    if (!resource) return undefined;
+    const { fingerprints } = await managedEntry(strapi, trx, row.uid, row.documentId, at);
+    const changed = await getService(strapi, 'editor-changes').changedSince(
+      resource,
+      row.documentId,
+      at,
+      fingerprints
+    );
+    if (changed.length === 0) return undefined;
+    return `scheduled publish cancelled: ${changed.join(', ')} changed in Strapi since the platform sent ${changed.length > 1 ? 'them' : 'it'}; the draft stays as the editor left it, unpublished (publish it in Strapi, or send the post again)`;
+  }
+
+  /**
+   * Publishes one due entry, unless another instance did, or a write moved or cancelled it, since
+   * it was listed, or the editors decided otherwise. The entry's rows are locked first, as a write
+   * locks them before it changes the schedule, and the UPDATE that clears the time only matches
+   * while it is still due: the one instance whose UPDATE changed the row publishes, or reports.
+   */
+  async function publishDue(row: DueRow) {
+    const at: LocaleScope = row.locale ? { locale: row.locale } : {};
+    const what = `scheduled publish of ${describe(row.uid, row.documentId, row.locale)}`;
+    const outcome = await getService(strapi, 'transactions').run(
+      async ({ trx }: Transaction): Promise<Outcome> => {
+        const { name, column } = table();
+        const exists =
+          Boolean(contentTypeOf(strapi, row.uid)) &&
+          (await getService(strapi, 'identities').lockDocument(trx, row.uid, row.documentId, at));
+        const claimed: number = await knex()(name)
+          .transacting(trx)
+          .where(column('id'), row.id)
+          .where(column('scheduledAt'), '<=', storedInstant(strapi, new Date()))
+          .update(settled());
+        if (claimed !== 1 || !exists) return { skipped: true };
+        const cancelled = await editorsDecision(trx, row, at);
+        if (cancelled) return { cancelled };
+        await documentsOf(strapi, row.uid).publish({ documentId: row.documentId, ...at });
+        return { published: true };
+      }
+    );
+    // Once committed: a run rolled back reported nothing, and another instance may take the entry.
+    if ('cancelled' in outcome) report(row.documentId, what, 'cancelled', outcome.cancelled);
+    if ('published' in outcome) strapi.log.info(`[${PLUGIN_ID}] ${what} done`);
+  }
+
+  /**
+   * Cancels the publish waiting for a post that an editor just published or unpublished by hand
+   * (through the Content Manager or any other caller of the Document Service that is not the
+   * plugin). In the editor's transaction when there is one; otherwise right after it committed.
+   */
+  async function cancelForEditor(uid: string, documentId: string, locale: unknown, action: string) {
     const { name, column } = table();
-    const due: Array<{ id: number; uid: string; documentId: string; locale: string }> = await knex()(name)
+    const sameEntry = knex()(name)
+      .where(column('contentType'), uid)
+      .where(column('entryDocumentId'), documentId)
+      .whereNotNull(column('scheduledAt'));
+    // One locale's publish cancels that locale's schedule ('' without i18n); all locales' otherwise.
+    const scoped =
+      typeof locale === 'string' && locale !== '*'
+        ? sameEntry.whereIn(column('entryLocale'), [locale, ''])
+        : sameEntry;
+    const cancelled: number = await strapi.db.transaction(({ trx }: Transaction) =>
+      scoped.transacting(trx).update(settled())
+    );
+    if (cancelled === 0) return;
+    const what = `scheduled publish of ${describe(uid, documentId, typeof locale === 'string' ? locale : '')}`;
+    report(
+      documentId,
+      what,
+      'cancelled',
+      `scheduled publish cancelled: an editor ${action}ed the post by hand before its date`
+    );
+  }
+
+  /**
+   * Sets the next attempt of a publish that failed, unless a write or another instance changed
+   * its row since it was listed; the first failure of a schedule is reported, the later ones only
+   * logged at debug level. Returns whether the row took the failure.
+   */
+  async function retryLater(row: DueRow, error: Error): Promise<boolean> {
+    const { name, column } = table();
+    const failures = Number(row.failures ?? 0) + 1;
+    const retryAt = new Date(Date.now() + retryDelayMs(failures));
+    const updated: number = await knex()(name)
+      .where(column('id'), row.id)
+      .where(column('scheduledAt'), row.scheduledAt as Date)
+      .where(column('publishFailures'), failures - 1)
+      .update({
+        [column('publishRetryAt')]: storedInstant(strapi, retryAt),
+        [column('publishFailures')]: failures,
+      });
+    if (updated !== 1) return false;
+    const what = `scheduled publish of ${describe(row.uid, row.documentId, row.locale)}`;
+    const reason = `could not publish the post at its scheduled time; tried again from ${retryAt.toISOString()}, then at growing intervals up to an hour: ${error.message}`;
+    if (failures === 1) report(row.documentId, what, 'failed', reason);
+    else strapi.log.debug(`[${PLUGIN_ID}] ${what}, attempt ${failures}: ${reason}`);
+    return true;
+  }
+
+  /** Due entries by date, those waiting for a retry left out. */
+  function listDue(): Promise<DueRow[]> {
+    const { name, column } = table();
+    const now = storedInstant(strapi, new Date());
+    return knex()(name)
       .select({
         id: column('id'),
         uid: column('contentType'),
         documentId: column('entryDocumentId'),
         locale: column('entryLocale'),
+        scheduledAt: column('scheduledAt'),
+        failures: column('publishFailures'),
       })
-      .where(column('scheduledAt'), '<=', storedInstant(strapi, new Date()))
+      .where(column('scheduledAt'), '<=', now)
+      .where((retry) =>
+        retry.whereNull(column('publishRetryAt')).orWhere(column('publishRetryAt'), '<=', now)
+      )
       .orderBy(column('scheduledAt'))
       .limit(BATCH);
-    for (const row of due) {
-      // One entry's failure (a validation its draft fails) must not hold back the others; it stays due.
-      await publishDue(row).catch((error: Error) =>
-        strapi.log.warn(
-          `[${PLUGIN_ID}] scheduled publish of ${row.uid} ${row.documentId} failed, tried again at the next run: ${error.message}`
-        )
-      );
+  }
+
+  /**
+   * Takes due entries a batch at a time until none is left. Each entry of a batch leaves the
+   * list (published, cancelled, or waiting for its retry); a batch in which one could not even
+   * record its failure (the database is away) ends the run, which the next poll takes up again.
+   */
+  async function publishAllDue(): Promise<void> {
+    for (;;) {
+      const due = await listDue();
+      let allLeft = true;
+      for (const row of due) {
+        const left = await publishDue(row).then(
+          () => true,
+          (error: Error) =>
+            retryLater(row, error).catch((recording: Error) => {
+              strapi.log.warn(
+                `[${PLUGIN_ID}] scheduled publish of ${describe(row.uid, row.documentId, row.locale)} failed (${error.message}), and its next attempt could not be stored: ${recording.message}`
+              );
+              return false;
+            })
+        );
+        allLeft &&= left;
+      }
+      if (due.length < BATCH || !allLeft) return;
     }
   }
 
@@ -120,6 +268,33 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /** The note that says `timing` leaves a publish waiting, if it does. */
     noteOf: ({ publishAt }: Timing): string | undefined =>
       publishAt ? `scheduled for ${publishAt.toISOString()}` : undefined,
+
+    /** Lets an editor's publish or unpublish by hand cancel the post's waiting publish: their decision wins. */
+    followEditors() {
+      strapi.documents.use(async (context, next) => {
+        const result = await next();
+        const { action, uid } = context;
+        const documentId = (context.params as { documentId?: unknown }).documentId;
+        if (
+          (action === 'publish' || action === 'unpublish') &&
+          typeof documentId === 'string' &&
+          !isPluginWork() &&
+          postsIn(uid)
+        ) {
+          await cancelForEditor(
+            uid,
+            documentId,
+            (context.params as { locale?: unknown }).locale,
+            action
+          ).catch((error: Error) =>
+            strapi.log.warn(
+              `[${PLUGIN_ID}] could not cancel the scheduled publish of ${uid} ${documentId} after an editor's ${action}: ${error.message}`
+            )
+          );
+        }
+        return result;
+      });
+    },
 
     /** Publishes what is due now and then every `pollMs`; a start after downtime publishes what came due meanwhile. */
     start() {

@@ -78,6 +78,9 @@ function watchConnection(connection: DriverConnection) {
  * dead connection.
  */
 const attempts = new AsyncLocalStorage<{ abandoned: boolean }>();
+
+/** Whether the caller runs inside the plugin's own unit of work, rather than an editor's or another plugin's. */
+export const isPluginWork = (): boolean => attempts.getStore() !== undefined;
 const WRITES = new Set([
   'beforeCreate',
   'beforeCreateMany',

@@ -1,0 +1,154 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { loginAs, type AdminClient } from '../helpers/admin-client';
+import { testDatabaseClient } from '../helpers/databases';
+import { startSite, type Site } from '../helpers/site';
+
+/**
+ * A scheduled publish against the editors and against posts that cannot be published: an
+ * editor's decision on publication wins over the schedule, a schedule never publishes a draft the
+ * platform did not send, and a post whose publish fails never holds the others back. Editors act
+ * through the Content Manager's own API, as in the admin panel.
+ */
+const db = testDatabaseClient();
+const POST = 'plugin::publish-bridge.post';
+const MANAGED_ENTRY = 'plugin::publish-bridge.managed-entry';
+const ACTIVITY = 'plugin::publish-bridge.activity-entry';
+const CONTENT_MANAGER = `/content-manager/collection-types/${POST}`;
+
+/** An instant as the contract's `YYYY-MM-DD HH:MM:SS` in UTC (the example site's zone). */
+const contractDate = (instant: Date) => instant.toISOString().slice(0, 19).replace('T', ' ');
+
+describe(`scheduled publishes and editors on ${db}`, () => {
+  let site: Site;
+  let editor: AdminClient;
+
+  beforeAll(async () => {
+    site = await startSite({ PUBLISH_BRIDGE_SCHEDULING_POLL_MS: '300' });
+    editor = await loginAs(site, 'strapi-super-admin');
+  });
+  afterAll(async () => {
+    await site?.stop();
+  });
+
+  const documents = (uid: string) => site.strapi.documents(uid as never) as any;
+  const rows = (uid: string) => site.strapi.db.query(uid as never) as any;
+  const schedules = () => site.strapi.plugin('publish-bridge').service('schedules');
+  const title = async (documentId: string, status: 'draft' | 'published') =>
+    ((await documents(POST).findOne({ documentId, status })) as { title: string } | null)?.title ?? null;
+  /** The plugin writes its bookkeeping rows with raw queries, so they have no documentId to find them by. */
+  const managedEntry = (documentId: string) =>
+    rows(MANAGED_ENTRY).findOne({ where: { entryDocumentId: documentId } });
+
+  async function schedulerEntries(documentId: string) {
+    await site.strapi.plugin('publish-bridge').service('activity-writer').flush();
+    return rows(ACTIVITY).findMany({ where: { entityId: documentId, action: 'scheduled-publish' } });
+  }
+
+  async function editorDoes(action: 'publish' | 'unpublish', documentId: string) {
+    const reply = await editor.request('POST', `${CONTENT_MANAGER}/${documentId}/actions/${action}`, {});
+    expect(reply.status).toBe(200);
+  }
+
+  async function scheduleSoon(postTitle: string) {
+    const due = new Date(Math.ceil((Date.now() + 2_500) / 1000) * 1000);
+    const reply = await site.send('POST', '/posts', {
+      title: postTitle,
+      content: '<p>From the platform.</p>',
+      status: 'publish',
+      date: contractDate(due),
+    });
+    expect(reply.status).toBe(200);
+    return { id: reply.body.id as string, due };
+  }
+  async function waitPast(instant: Date) {
+    await sleep(Math.max(0, instant.getTime() - Date.now()) + 50);
+    await schedules().runDue();
+  }
+
+  /** The post stayed an unpublished draft, nothing waits for it, and one activity log row says why. */
+  async function expectCancelled(id: string, draftTitle: string, reason: RegExp) {
+    expect(await title(id, 'published')).toBeNull();
+    expect(await title(id, 'draft')).toBe(draftTitle);
+    expect((await managedEntry(id)).scheduledAt).toBeNull();
+    const [entry, ...more] = await schedulerEntries(id);
+    expect(more).toEqual([]);
+    expect(entry).toMatchObject({ outcome: 'rejected', httpStatus: 409, path: `/posts/${id}` });
+    expect(entry.reason).toMatch(reason);
+  }
+
+  it('leaves unpublished a post an editor published by hand and then unpublished before its date, and says so once', async () => {
+    const { id, due } = await scheduleSoon('Pulled by an editor');
+    await editorDoes('publish', id);
+    await editorDoes('unpublish', id);
+
+    await waitPast(due);
+    await expectCancelled(id, 'Pulled by an editor', /cancelled: an editor published .* by hand/);
+  });
+
+  it('does not publish a draft an editor changed after the platform sent it: the schedule is cancelled, the draft kept', async () => {
+    const { id, due } = await scheduleSoon('From the platform');
+    const edit = await editor.request('PUT', `${CONTENT_MANAGER}/${id}`, { title: 'WIP NOT READY' });
+    expect(edit.status).toBe(200);
+
+    await waitPast(due);
+    await expectCancelled(
+      id,
+      'WIP NOT READY',
+      /cancelled: title changed in Strapi since the platform sent it/
+    );
+  });
+
+  it('publishes an ordinary due post within one run behind 100 due posts that cannot be published, and reports each failure once', async () => {
+    await schedules().stop();
+    try {
+      const anHourAgo = new Date(Date.now() - 3_600_000);
+      // Drafts without their required title: Strapi refuses to publish them.
+      const failing: string[] = [];
+      for (let index = 0; index < 100; index += 1)
+        failing.push((await documents(POST).create({ data: { content: `Untitled ${index}` } })).documentId);
+      await rows(MANAGED_ENTRY).createMany({
+        data: failing.map((documentId) => ({
+          contentType: POST,
+          entryDocumentId: documentId,
+          entryLocale: '',
+          fingerprints: {},
+          scheduledAt: anHourAgo,
+        })),
+      });
+      const ordinary = await site.send('POST', '/posts', {
+        title: 'Ordinary',
+        content: '<p>c</p>',
+        status: 'publish',
+        date: contractDate(new Date(Date.now() + 3_600_000)),
+      });
+      const id: string = ordinary.body.id;
+      // Due after every failing one: a run that takes due posts by date reaches it last.
+      await rows(MANAGED_ENTRY).update({
+        where: { entryDocumentId: id },
+        data: { scheduledAt: new Date(anHourAgo.getTime() + 60_000) },
+      });
+
+      await schedules().runDue();
+      expect(await title(id, 'published')).toBe('Ordinary');
+      const [first] = failing;
+      const failed = await managedEntry(first);
+      expect(failed.scheduledAt).not.toBeNull();
+      expect(new Date(failed.publishRetryAt).getTime()).toBeGreaterThan(Date.now());
+      const [entry, ...more] = await schedulerEntries(first);
+      expect(more).toEqual([]);
+      expect(entry).toMatchObject({ outcome: 'error', path: `/posts/${first}` });
+      expect(entry.reason).toMatch(/^could not publish .*; tried again from .*: .*title/);
+
+      // Due for its retry, it fails again: a longer wait, and no second report.
+      await rows(MANAGED_ENTRY).update({ where: { id: failed.id }, data: { publishRetryAt: anHourAgo } });
+      await schedules().runDue();
+      const again = await managedEntry(first);
+      expect(again.publishFailures).toBe(2);
+      const firstWait = new Date(failed.publishRetryAt).getTime() - Date.now();
+      expect(new Date(again.publishRetryAt).getTime() - Date.now()).toBeGreaterThan(firstWait);
+      expect(await schedulerEntries(first)).toHaveLength(1);
+    } finally {
+      schedules().start();
+    }
+  });
+});
