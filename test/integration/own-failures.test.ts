@@ -1,4 +1,5 @@
 import { loginAs, type AdminClient } from '../helpers/admin-client';
+import { testDatabaseClient } from '../helpers/databases';
 import { TEST_KEY } from '../helpers/signing';
 import { startSite, type Site } from '../helpers/site';
 
@@ -76,6 +77,56 @@ test('an unreadable settings row: 503, not "wrong key"; the page tells the admin
     (await superAdmin.request('GET', '/publish-bridge/settings')).body.data.status.outOfService
   ).toBeUndefined();
 });
+
+/**
+ * Another session (a long job, a migration, a backup) holding a table the plugin writes: the
+ * publish answers 503 within the plugin's lock wait, never hangs, and writes nothing. SQLite
+ * locks the whole database file, the site's own tables with it: no guest's failure to keep apart.
+ */
+const LOCK_STATEMENTS: Record<string, { lock: (table: string) => string; unlock?: string }> = {
+  postgres: { lock: (table) => `LOCK TABLE "${table}" IN ACCESS EXCLUSIVE MODE` },
+  mariadb: { lock: (table) => `LOCK TABLES \`${table}\` WRITE`, unlock: 'UNLOCK TABLES' },
+};
+const locking = LOCK_STATEMENTS[testDatabaseClient()];
+
+(locking ? test : test.skip)(
+  'a table of the plugin locked by another session: 503 after the lock wait, nothing written',
+  async () => {
+    site.strapi.config.set('plugin::publish-bridge.lockTimeoutMs', 1_000);
+    const table = site.strapi.db.metadata.get('plugin::publish-bridge.post').tableName;
+    const knex = site.strapi.db.connection;
+    await knex.transaction(async (holder) => {
+      await holder.raw(locking!.lock(table));
+      try {
+        const startedAt = Date.now();
+        const reply = await site.send('POST', '/posts', {
+          title: 'Behind a lock',
+          content: '<p>Body.</p>',
+          status: 'publish',
+          source_id: 'src-behind-lock',
+        });
+        expect(reply.status).toBe(503);
+        expect(reply.body.error).toContain('locked');
+        expect(Date.now() - startedAt).toBeLessThan(20_000);
+        expect((await fetch(`${site.baseUrl}/api/articles`)).status).toBe(200);
+      } finally {
+        if (locking!.unlock) await holder.raw(locking!.unlock);
+      }
+    });
+    const written = await site.strapi
+      .documents('plugin::publish-bridge.post')
+      .count({ filters: { sourceId: 'src-behind-lock' } } as never);
+    expect(written).toBe(0);
+    const again = await site.send('POST', '/posts', {
+      title: 'Behind a lock',
+      content: '<p>Body.</p>',
+      status: 'publish',
+      source_id: 'src-behind-lock',
+    });
+    expect(again.status).toBe(200);
+  },
+  60_000
+);
 
 test('a table of the plugin missing from the database: 503 naming it, nothing written, the site serves', async () => {
   const table = site.strapi.db.metadata.get('plugin::publish-bridge.identity').tableName;

@@ -111,6 +111,8 @@ export const pluginConfigSchema = z
     contentTypes: z.partialRecord(z.enum(RESOURCE_KINDS), contentTypeMapping),
     /** How long a read of the stored settings may be reused; bounds how long two instances disagree. */
     settingsCacheMs: z.number().int().min(0).max(60_000),
+    /** How long a write waits for a lock another database session holds before it answers 503. */
+    lockTimeoutMs: z.number().int().min(100).max(120_000),
     /**
      * Revisions keep an entry's previous values before the plugin overwrites what an editor
      * changed or deletes it; at most `keepPerEntry` per entry (and locale), and `keepDeleted` of
@@ -242,6 +244,7 @@ export default {
     contentTypes: {},
     adoptExistingEntries: false,
     settingsCacheMs: 2_000,
+    lockTimeoutMs: 10_000,
     activityLog: { maxEntries: 10_000, maxAgeDays: 30 },
     revisions: { keepPerEntry: 20, keepDeleted: 1_000 },
     platform: { timeoutMs: 10_000, allowedHosts: [] },

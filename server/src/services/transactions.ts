@@ -3,8 +3,9 @@ import type { Core } from '@strapi/strapi';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ContractError } from '../contract/errors';
 import { isConnectionFailure, isLostConnection, isRetryableConflict } from '../utils/database-errors';
-import { getService } from '../plugin';
+import { getService, pluginConfig } from '../plugin';
 import type { Trx } from '../database/knex';
+import { limitLockWaits } from '../database/lock-waits';
 
 const MAX_ATTEMPTS = 16;
 const FIRST_BACKOFF_MS = 10;
@@ -204,8 +205,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
             failWhenCommitFails(trx);
             const watch = watchConnection((await trx.client.acquireConnection()) as DriverConnection);
             attemptState.watch = watch;
+            let restoreLockWaits = async () => {};
             try {
               await useReadCommitted(trx);
+              restoreLockWaits = await limitLockWaits(strapi, trx, pluginConfig(strapi).lockTimeoutMs);
               await receipts().claimInTransaction(trx);
               const attempt = { abandoned: false };
               const working = attempts.run(attempt, () => work({ trx }));
@@ -213,9 +216,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
                 attempt.abandoned = true;
                 throw error;
               });
+              await restoreLockWaits();
               attemptState.workEnded = true;
               return result;
             } catch (error) {
+              // The session is the pool's: the server's default back, unless its connection is gone.
+              await restoreLockWaits().catch(() => {});
               // Knex ends a transaction whose BEGIN failed on a dropped connection; nothing of it was committed.
               attemptState.endedUnderTheWork = trx.isCompleted();
               throw error;

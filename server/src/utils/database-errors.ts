@@ -10,14 +10,14 @@ const UNIQUE_VIOLATIONS = new Set([
   'SQLITE_CONSTRAINT_UNIQUE',
   'SQLITE_CONSTRAINT_PRIMARYKEY',
 ]);
-/** Deadlocks, serialization failures and lock timeouts: the same work succeeds when tried again. */
-const TRANSIENT_CONFLICTS = new Set([
-  '40P01',
-  '40001',
-  'ER_LOCK_DEADLOCK',
-  'ER_LOCK_WAIT_TIMEOUT',
-  'SQLITE_BUSY',
-]);
+/**
+ * Deadlocks, serialization failures and SQLite's busy file: the same work succeeds when tried
+ * again. A lock wait that ran past the plugin's limit is not among them: another session holds
+ * the lock for longer than a request should wait, and trying again would only wait again.
+ */
+const TRANSIENT_CONFLICTS = new Set(['40P01', '40001', 'ER_LOCK_DEADLOCK', 'SQLITE_BUSY']);
+/** PostgreSQL's lock_timeout, MySQL's and MariaDB's lock waits (rows and tables), SQLite's busy file. */
+const LOCK_WAITS_EXCEEDED = new Set(['55P03', 'ER_LOCK_WAIT_TIMEOUT', 'SQLITE_BUSY']);
 const MYSQL_ERRNO_CODES: Record<number, string> = {
   1062: 'ER_DUP_ENTRY',
   1205: 'ER_LOCK_WAIT_TIMEOUT',
@@ -105,6 +105,10 @@ export const isLostConnection = (error: unknown) =>
 export const isRetryableConflict = (error: unknown) =>
   isStrapiUniqueRefusal(error) ||
   codesOf(error).some((code) => UNIQUE_VIOLATIONS.has(code) || TRANSIENT_CONFLICTS.has(code));
+
+/** A statement gave up waiting for a lock another database session held. */
+export const isLockWaitExceeded = (error: unknown) =>
+  codesOf(error).some((code) => LOCK_WAITS_EXCEEDED.has(code));
 
 /** Another row already holds the value a unique index guards. */
 export const isUniqueViolation = (error: unknown) =>

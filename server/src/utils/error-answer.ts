@@ -2,12 +2,12 @@ import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { PLUGIN_ID } from '../constants';
 import { ContractError, errorBody, internalErrorMessage } from '../contract/errors';
-import { missingTableOf } from './database-errors';
+import { isLockWaitExceeded, missingTableOf } from './database-errors';
 
 /**
  * Answers a failed contract request in the contract's `{ error }` shape. A ContractError carries
  * its own status and a message the sender can act on; a table missing from the database is the
- * site's to mend, answered 503 naming it; anything else is the site's fault: logged with its
+ * site's to mend, answered 503 naming it, as is a table another session kept locked; anything else is the site's fault: logged with its
  * stack and answered 500 with the request id the log names it by (asked for only then).
  */
 export function answerError(strapi: Core.Strapi, ctx: Context, error: unknown, requestId: () => string) {
@@ -24,6 +24,16 @@ export function answerError(strapi: Core.Strapi, ctx: Context, error: unknown, r
     ctx.status = 503;
     ctx.body = errorBody(
       `The site cannot serve this request: its database has no table "${table}", so nothing was changed. The site's administrator should restart Strapi, whose schema sync creates it again; then send the request again.`
+    );
+    return;
+  }
+  if (isLockWaitExceeded(error)) {
+    strapi.log.warn(
+      `[${PLUGIN_ID}] a request gave up waiting for a table another database session holds locked`
+    );
+    ctx.status = 503;
+    ctx.body = errorBody(
+      "The site cannot serve this request now: a table it writes stayed locked by another database session (a long job, a migration or a backup) for longer than the plugin waits (lockTimeoutMs), so nothing was changed. Send the request again later; if this goes on, the site's administrator should look for the session holding the lock."
     );
     return;
   }

@@ -1,0 +1,32 @@
+import type { Core } from '@strapi/strapi';
+import type { Trx } from './knex';
+
+/**
+ * Bounds how long the statements of one of the plugin's transactions wait for a lock another
+ * session holds (a long job, a migration, a backup): past `lockTimeoutMs` the statement fails
+ * and the request answers 503 instead of hanging. PostgreSQL scopes the setting to the
+ * transaction. MySQL and MariaDB only have it per session, on a connection the site's pool
+ * shares: the returned function gives the session the server's default back before the
+ * transaction ends. SQLite locks the whole file, the site's tables with it; its driver's
+ * own busy timeout applies.
+ */
+export async function limitLockWaits(
+  strapi: Core.Strapi,
+  trx: Trx,
+  lockTimeoutMs: number
+): Promise<() => Promise<void>> {
+  const client = strapi.db.dialect.client;
+  if (client === 'postgres') {
+    await trx.raw(`SET LOCAL lock_timeout = ${Math.ceil(lockTimeoutMs)}`);
+    return async () => {};
+  }
+  if (client === 'mysql') {
+    const seconds = Math.max(1, Math.ceil(lockTimeoutMs / 1_000));
+    // Row locks (InnoDB) and table or metadata locks (LOCK TABLES, ALTER TABLE) have their own limits.
+    await trx.raw('SET SESSION innodb_lock_wait_timeout = ?, lock_wait_timeout = ?', [seconds, seconds]);
+    return async () => {
+      await trx.raw('SET SESSION innodb_lock_wait_timeout = DEFAULT, lock_wait_timeout = DEFAULT');
+    };
+  }
+  return async () => {};
+}
