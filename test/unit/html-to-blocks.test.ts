@@ -511,6 +511,23 @@ describe('htmlToBlocks', () => {
       });
     });
 
+    // The property test's counterexample (fast-check seed 762337246): the parser ended the end tag
+    // `</A<a href="#y">` at its name, so the list after it began inside the tag.
+    it('starts the node after an end tag with more than a name at that tag\'s ">"', () => {
+      expect(htmlToBlocks('</A<a href="#y"><ul>')).toStrictEqual({
+        blocks: [htmlCode('<ul>')],
+        fallbacks: [{ tag: 'ul', html: '<ul>' }],
+      });
+    });
+
+    it('ends an element closed by an end tag with more than a name at that tag\'s ">"', () => {
+      const html = '<table><tr><td>1</td></tr></table class="x"><p>after</p>';
+      expect(htmlToBlocks(html)).toStrictEqual({
+        blocks: [htmlCode('<table><tr><td>1</td></tr></table class="x">'), paragraph(text('after'))],
+        fallbacks: [{ tag: 'table', html: '<table><tr><td>1</td></tr></table class="x">' }],
+      });
+    });
+
     it('slices up to the end of the input for an element left open', () => {
       expect(htmlToBlocks('<p>a</p><table><tr><td>x').fallbacks).toStrictEqual([{ tag: 'table', html: '<table><tr><td>x' }]);
     });

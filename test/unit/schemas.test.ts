@@ -179,6 +179,20 @@ describe('null, unknown and hostile fields', () => {
     });
   });
 
+  it('refuses a lone UTF-16 surrogate in any string field, naming the field, and keeps whole pairs', () => {
+    const broken = 'cut emoji \uD83D';
+    expect(refusal(postCreateSchema, { ...minimalPost, title: broken })).toMatch(/^Invalid request: title: .*surrogate/);
+    expect(refusal(postCreateSchema, { ...minimalPost, content: `<p>\uDE00</p>` })).toMatch(/^Invalid request: content: /);
+    expect(refusal(postCreateSchema, { ...minimalPost, seo: { keywords: ['ok', broken] } })).toMatch(
+      /^Invalid request: seo\.keywords\.1: /
+    );
+    expect(refusal(productUpdateSchema, { images: [{ url: 'https://x.test/a.png', alt: broken }] })).toMatch(
+      /^Invalid request: images\.0\.alt: /
+    );
+    expect(refusal(authorCreateSchema, { display_name: broken })).toMatch(/^Invalid request: display_name: /);
+    expect(refusal(postCreateSchema, { ...minimalPost, title: 'whole \uD83D\uDE00 pair' })).toBeUndefined();
+  });
+
   it('drops unknown fields instead of refusing them', () => {
     const parsed = parseBody(postCreateSchema, { ...minimalPost, sticky: true, seo: { robots: 'noindex' } });
     expect(parsed).toEqual({ ...minimalPost, seo: {} });

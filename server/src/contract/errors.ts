@@ -48,7 +48,29 @@ export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infe
   }
   const result = schema.safeParse(body);
   if (!result.success) throw new ContractError(400, describeZodError(result.error));
+  const broken = loneSurrogateField(result.data);
+  if (broken !== undefined) {
+    throw new ContractError(
+      400,
+      `Invalid request: ${broken}: holds half of a UTF-16 surrogate pair, which is not a character (often text cut in the middle of an emoji); send the whole character or remove it.`
+    );
+  }
   return result.data;
+}
+
+/**
+ * The path of the first string in a validated body holding a lone UTF-16 surrogate, which JSON
+ * allows (`"\ud800"`) but no database stores as text: PostgreSQL and MariaDB would store U+FFFD in
+ * its place. Checked here, once for every string of every contract body, on the fields kept.
+ */
+function loneSurrogateField(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return /\p{Surrogate}/u.test(value) ? path : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    const found = loneSurrogateField(child, path ? `${path}.${key}` : key);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 export const notFound = (resource: string, id: string) =>

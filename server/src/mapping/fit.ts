@@ -1,19 +1,28 @@
+import { endingBy, endOf, graphemesBefore } from '../utils/graphemes';
 import type { LengthLimits } from './resolve';
 
 /** Varchar(255) on every database Strapi supports, for `string`, `uid` and `email` attributes. */
 export const STRING_COLUMN_MAX = 255;
 const COLUMN_TYPES = ['string', 'uid', 'email'];
 
+/** A grapheme after which a cut looks unfinished: whitespace or a separating punctuation mark. */
+const TRAILING_SEPARATOR = /^[\s,;:.\-–—]+$/;
+
 /**
- * Cuts text to a length limit at its last word boundary, so values that are too
- * long for a site's attribute are shortened readably instead of failing the publish.
+ * Cuts text to a length limit at its last word boundary, so values that are too long for a site's
+ * attribute are shortened readably instead of failing the publish. It cuts between whole graphemes
+ * only (utils/graphemes), so what is kept is always a prefix of `text` made of whole characters.
  */
 export function cutAtWordBoundary(text: string, max: number): string {
   if (text.length <= max) return text;
-  const cut = text.slice(0, max + 1);
-  const boundary = cut.search(/\s+\S*$/);
-  const fitted = (boundary > max / 2 ? cut.slice(0, boundary) : text.slice(0, max)).trimEnd();
-  return fitted.replace(/[\s,;:.\-–—]+$/, '');
+  // The grapheme starting at `max` counts: a word ending right at the limit is kept whole.
+  const graphemes = graphemesBefore(text, max + 1);
+  let lastSpace = graphemes.length - 1;
+  while (lastSpace >= 0 && !/^\s/.test(graphemes[lastSpace].segment)) lastSpace -= 1;
+  const atWord = lastSpace !== -1 && graphemes[lastSpace].index > max / 2;
+  const kept = atWord ? graphemes.slice(0, lastSpace) : endingBy(graphemes, max);
+  while (kept.length > 0 && TRAILING_SEPARATOR.test(kept.at(-1)!.segment)) kept.pop();
+  return text.slice(0, endOf(kept));
 }
 
 /** The slice of a mapped attribute that bounds its text. */

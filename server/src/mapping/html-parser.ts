@@ -92,7 +92,7 @@ export function linearParser(handler: Partial<Handler>, options?: ParserOptions)
     attribs: Record<string, string> | null;
     attribvalue: string;
     tagname: string;
-    tokenizer: { isSpecial: boolean; currentSequence: ArrayLike<number> };
+    tokenizer: { isSpecial: boolean; currentSequence: ArrayLike<number>; buffer: string; offset: number };
   };
   internals.stack = new TopLastStack<string>();
   internals.foreignContext = new TopLastStack(internals.foreignContext) as unknown as boolean[];
@@ -120,7 +120,37 @@ export function linearParser(handler: Partial<Handler>, options?: ParserOptions)
       internals.attribvalue = '';
     }
   };
+  endEndTagsAtTheirBracket(parser, handler, internals.tokenizer);
   return parser;
+}
+
+/**
+ * htmlparser2 ends an end tag where its name ends, so after `</a href="#y">` or `</table >` the
+ * node that follows started, and the element it closed ended, inside the tag: a fallback sliced
+ * from those indexes began with `href="#y">` or lost the `>`. Both are moved to the tag's `>`.
+ */
+function endEndTagsAtTheirBracket(
+  parser: Parser,
+  handler: Partial<Handler>,
+  tokenizer: { buffer: string; offset: number }
+) {
+  let endTagEnd: number | undefined;
+  const closeTag = parser.onclosetag.bind(parser);
+  parser.onclosetag = (start, endIndex) => {
+    // The converters give the parser the whole document at once; a tag with no `>` runs to its end.
+    const bracket = tokenizer.buffer.indexOf('>', endIndex - tokenizer.offset);
+    endTagEnd = bracket === -1 ? endIndex : bracket + tokenizer.offset;
+    closeTag(start, endIndex);
+    parser.startIndex = endTagEnd + 1;
+    endTagEnd = undefined;
+  };
+  // The handler reads where a closed element ends from the parser, which its own end tag set.
+  const closeElement = handler.onclosetag?.bind(handler);
+  if (!closeElement) return;
+  handler.onclosetag = (name, isImplied) => {
+    if (endTagEnd !== undefined) parser.endIndex = endTagEnd;
+    closeElement(name, isImplied);
+  };
 }
 
 /**

@@ -1,0 +1,48 @@
+import { captureServerErrors } from '../helpers/inspect';
+import { startSite, type Site } from '../helpers/site';
+
+const POST = 'plugin::publish-bridge.post';
+/** A family emoji: four emoji joined by three zero-width joiners, 11 UTF-16 code units. */
+const FAMILY = '👩‍👩‍👧‍👦';
+
+describe('Unicode in contract bodies', () => {
+  let site: Site;
+  let serverErrors: string[];
+
+  beforeAll(async () => {
+    site = await startSite();
+    serverErrors = captureServerErrors(site.strapi);
+  });
+  afterAll(async () => {
+    await site?.stop();
+  });
+  afterEach(() => {
+    expect(serverErrors).toEqual([]);
+  });
+
+  it('publishes a title of emoji sequences longer than its column, cut before the first sequence that does not fit', async () => {
+    // 1 + 30 × 11 code units; the 255-unit column ends one unit into the 24th family's first emoji.
+    const title = `a${FAMILY.repeat(30)}`;
+    const reply = await site.send('POST', '/posts', { title, content: '<p>Body.</p>', status: 'publish' });
+    expect(reply).toMatchObject({ status: 200 });
+    for (const status of ['draft', 'published'] as const) {
+      const stored = await site.strapi.documents(POST as never).findOne({ documentId: reply.body.id, status });
+      expect((stored as { title?: string } | null)?.title).toBe(`a${FAMILY.repeat(23)}`);
+    }
+  });
+
+  it('refuses a lone surrogate with a 400 naming the field, and stores nothing', async () => {
+    const before = await site.strapi.documents(POST as never).count({});
+    const reply = await site.send('POST', '/posts', {
+      title: 'Half an emoji \uD83D',
+      content: '<p>Body.</p>',
+      status: 'publish',
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({ error: expect.stringMatching(/^Invalid request: title: .*surrogate/) });
+    const update = await site.send('PUT', '/posts/none', { seo: { description: 'cut \uDE00 here' } });
+    expect(update.status).toBe(400);
+    expect(update.body.error).toMatch(/^Invalid request: seo\.description: /);
+    expect(await site.strapi.documents(POST as never).count({})).toBe(before);
+  });
+});
