@@ -47,6 +47,24 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
     return stored ? fingerprints.changed(resource, written, kept, stored) : [];
   },
 
+  /**
+   * Why a publish of a post with no published version waits for review, or none: under `keep`
+   * and `draft` its draft, its only version, must not go live while it holds fields an editor
+   * changed in Strapi since the platform last sent them (`kept`). Read before the update writes.
+   */
+  async publishHeldBy(
+    resource: Resource,
+    documentId: string,
+    at: LocaleScope,
+    kept: Fingerprints
+  ): Promise<string | undefined> {
+    const policy = await getService(strapi, 'settings').editorChangePolicy();
+    if (policy === 'overwrite') return undefined;
+    const changed = await this.changedSince(resource, documentId, at, kept);
+    if (changed.length === 0) return undefined;
+    return `not published: an editor changed ${changed.join(', ')} in Strapi and did not publish it, so the post stays a draft for review; publish it in the Content Manager once reviewed (editor changes policy "${policy}").`;
+  },
+
   /** What the policy does with `input`, given the fingerprints `kept` the caller read in its transaction. */
   async decide(
     resource: Resource,

@@ -90,7 +90,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    * Writes the fields `input` carries. Those an editor changed in Strapi since the platform last
    * sent them are written, kept or sent to the draft for review as the site's policy says (the
    * editor-changes service). The status is applied as sent, except that an update for review
-   * publishes nothing, and a publish that waits for its date (the schedules service) leaves a draft.
+   * publishes nothing, nor does one whose publish would put an editor's unreviewed draft live
+   * under `keep` or `draft`, and a publish that waits for its date (the schedules service) leaves a draft.
    * The entry's managed-entry row (fingerprints, waiting publish) is read once and written once.
    */
   async function applyUpdate(
@@ -113,7 +114,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     // Read here, not from the rows the caller locked: a publish that committed while this request
     // waited for the lock replaced the published row by a new one, which that statement did not see.
     const state = await versions().state(resource(), documentId, at);
-    const { publish, unpublish } = statusChange(timing ?? input, state.published, forReview);
+    const { publish: wanted, unpublish } = statusChange(timing ?? input, state.published, forReview);
+    const held =
+      wanted && !state.published
+        ? await editorChanges().publishHeldBy(resource(), documentId, at, entry.fingerprints)
+        : undefined;
+    if (held) notes.push(held);
+    const publish = wanted && !held;
 
     let written: Record<string, unknown> | null | undefined;
     let recorded: Fingerprints | undefined;
