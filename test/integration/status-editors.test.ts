@@ -13,6 +13,7 @@ import { startSite, type Site } from '../helpers/site';
 const db = testDatabaseClient();
 const POST = 'plugin::publish-bridge.post';
 const HELD = /not published: an editor changed title in Strapi and did not publish it/;
+const UNPUBLISHED = /not published: an editor unpublished the post in Strapi after the platform published it/;
 
 describe(`a platform's status and an editor's draft on ${db}`, () => {
   let site: Site;
@@ -88,6 +89,60 @@ describe(`a platform's status and an editor's draft on ${db}`, () => {
       expect(notes).toEqual(expect.arrayContaining([expect.stringMatching(HELD)]));
     });
   }
+
+  /** A post the platform published, which an editor then unpublished with the admin panel's Unpublish. */
+  async function postAnEditorUnpublished() {
+    run += 1;
+    const reply = await site.send('POST', '/posts', {
+      title: `Published by the platform ${run}`,
+      content: '<p>Platform body.</p>',
+      excerpt: 'Platform excerpt',
+      status: 'publish',
+    });
+    expect(reply.status).toBe(200);
+    const id = reply.body.id as string;
+    const unpublished = await editor.request(
+      'POST',
+      `/content-manager/collection-types/${POST}/${id}/actions/unpublish`,
+      {}
+    );
+    expect(unpublished.status).toBe(200);
+    return id;
+  }
+
+  for (const policy of ['keep', 'draft']) {
+    test(`policy ${policy}: an update with publish after an editor's unpublish writes the draft and stays unpublished`, async () => {
+      await chooseEditorChangePolicy(editor, policy);
+      const id = await postAnEditorUnpublished();
+
+      const notes = await update(id, { excerpt: 'New platform excerpt', status: 'publish' });
+
+      expect(await version(id, 'published')).toBeNull();
+      expect((await version(id, 'draft')).excerpt).toBe('New platform excerpt');
+      expect(notes).toEqual(expect.arrayContaining([expect.stringMatching(UNPUBLISHED)]));
+      // Held, not forgotten: the next publish is held too, until an editor publishes or the platform unpublishes.
+      await update(id, { status: 'publish' });
+      expect(await version(id, 'published')).toBeNull();
+    });
+  }
+
+  test("policy overwrite: an update with publish after an editor's unpublish publishes, as before", async () => {
+    const id = await postAnEditorUnpublished();
+
+    await update(id, { excerpt: 'New platform excerpt', status: 'publish' });
+
+    expect((await version(id, 'published')).excerpt).toBe('New platform excerpt');
+  });
+
+  test("policy keep: after the platform's own unpublish, its publish publishes", async () => {
+    await chooseEditorChangePolicy(editor, 'keep');
+    const id = await postAnEditorUnpublished();
+    await update(id, { status: 'draft' });
+
+    await update(id, { status: 'publish' });
+
+    expect((await version(id, 'published')).excerpt).toBe('Platform excerpt');
+  });
 
   test("policy overwrite: a status-only publish publishes the draft with the editor's changes, as before", async () => {
     const id = await unpublishedPostAnEditorChanged();

@@ -3,6 +3,7 @@ import type { EditorChangePolicy } from '../contract/editor-change-policies';
 import { fingerprintedAttributes, type Fingerprints } from '../mapping/fingerprints';
 import type { Resource } from '../resources';
 import type { LocaleScope } from './locales';
+import type { ManagedEntry } from './fingerprints';
 import type { ContractInput, EditorChangeDecision } from './types';
 import { getService } from '../plugin';
 
@@ -49,20 +50,25 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
 
   /**
    * Why a publish of a post with no published version waits for review, or none: under `keep`
-   * and `draft` its draft, its only version, must not go live while it holds fields an editor
-   * changed in Strapi since the platform last sent them (`kept`). Read before the update writes.
+   * and `draft` an editor's decision wins. An editor unpublished it since the platform published
+   * it, or its draft, its only version, holds fields an editor changed in Strapi since the
+   * platform last sent them (`entry`'s fingerprints). Read before the update writes.
    */
   async publishHeldBy(
     resource: Resource,
     documentId: string,
     at: LocaleScope,
-    kept: Fingerprints
+    entry: Pick<ManagedEntry, 'fingerprints' | 'publishedByPlatform'>
   ): Promise<string | undefined> {
     const policy = await getService(strapi, 'settings').editorChangePolicy();
     if (policy === 'overwrite') return undefined;
-    const changed = await this.changedSince(resource, documentId, at, kept);
+    const review = `so the post stays a draft for review; publish it in the Content Manager once reviewed (editor changes policy "${policy}").`;
+    if (entry.publishedByPlatform) {
+      return `not published: an editor unpublished the post in Strapi after the platform published it, ${review}`;
+    }
+    const changed = await this.changedSince(resource, documentId, at, entry.fingerprints);
     if (changed.length === 0) return undefined;
-    return `not published: an editor changed ${changed.join(', ')} in Strapi and did not publish it, so the post stays a draft for review; publish it in the Content Manager once reviewed (editor changes policy "${policy}").`;
+    return `not published: an editor changed ${changed.join(', ')} in Strapi and did not publish it, ${review}`;
   },
 
   /** What the policy does with `input`, given the fingerprints `kept` the caller read in its transaction. */

@@ -71,18 +71,24 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   /**
    * Keeps what a write leaves of the entry in its managed-entry row, the fingerprints of the
-   * fields it wrote (none: it wrote none) and the publish waiting (none: no timing), in one
-   * write. Returns the note that says a publish waits.
+   * fields it wrote (none: it wrote none), the publish waiting (none: no timing) and whether the
+   * platform left it published (undefined: as it was), in one write. Returns the note that says a
+   * publish waits.
    */
   async function recordEntry(
     { trx }: Transaction,
     documentId: string,
     at: LocaleScope,
     written: Fingerprints | undefined,
-    timing: Timing | undefined
+    timing: Timing | undefined,
+    publishedByPlatform: boolean | undefined
   ) {
     const scheduledAt = timing ? timing.publishAt : undefined;
-    await fingerprints().record(trx, resource(), documentId, at, { fingerprints: written, scheduledAt });
+    await fingerprints().record(trx, resource(), documentId, at, {
+      fingerprints: written,
+      scheduledAt,
+      publishedByPlatform,
+    });
     return timing && schedules().noteOf(timing);
   }
 
@@ -117,7 +123,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const { publish: wanted, unpublish } = statusChange(timing ?? input, state.published, forReview);
     const held =
       wanted && !state.published
-        ? await editorChanges().publishHeldBy(resource(), documentId, at, entry.fingerprints)
+        ? await editorChanges().publishHeldBy(resource(), documentId, at, entry)
         : undefined;
     if (held) notes.push(held);
     const publish = wanted && !held;
@@ -140,7 +146,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       await posts().publish({ documentId, ...at });
     }
     if (unpublish) await posts().unpublish({ documentId, ...at });
-    const scheduled = await recordEntry(transaction, documentId, at, recorded, timing);
+    // Remembered only when the platform left the post published or unpublished it itself: a held
+    // publish keeps the memory of the editor's unpublish, so the next publish is held too.
+    const leftPublished = publish || (state.published && !unpublish);
+    const publishedByPlatform = leftPublished ? true : input.status === 'draft' ? false : undefined;
+    const scheduled = await recordEntry(transaction, documentId, at, recorded, timing, publishedByPlatform);
     if (scheduled) notes.push(scheduled);
     if (input.status === 'draft' && !resource().draftAndPublish) {
       notes.push(`${resource().uid} has no draft & publish, so the post stays published.`);
@@ -175,7 +185,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       post.documentId,
       at,
       fingerprints().of(resource(), written),
-      timing
+      timing,
+      status === 'publish'
     );
     if (scheduled) notes.push(scheduled);
     return {
