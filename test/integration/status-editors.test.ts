@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { chooseEditorChangePolicy, loginAs, type AdminClient } from '../helpers/admin-client';
 import { testDatabaseClient } from '../helpers/databases';
 import { latestActivityNotes } from '../helpers/inspect';
@@ -125,6 +126,32 @@ describe(`a platform's status and an editor's draft on ${db}`, () => {
       expect(await version(id, 'published')).toBeNull();
     });
   }
+
+  test("policy keep: an editor's unpublish after a scheduled publish holds the platform's next publish", async () => {
+    await chooseEditorChangePolicy(editor, 'keep');
+    const due = new Date(Math.ceil((Date.now() + 1_500) / 1000) * 1000);
+    const reply = await site.send('POST', '/posts', {
+      title: 'Scheduled by the platform',
+      content: '<p>Platform body.</p>',
+      status: 'publish',
+      date: due.toISOString().slice(0, 19).replace('T', ' '),
+    });
+    const id = reply.body.id as string;
+    await sleep(due.getTime() - Date.now() + 50);
+    await site.strapi.plugin('publish-bridge').service('schedules').runDue();
+    expect(await version(id, 'published')).not.toBeNull();
+    const unpublished = await editor.request(
+      'POST',
+      `/content-manager/collection-types/${POST}/${id}/actions/unpublish`,
+      {}
+    );
+    expect(unpublished.status).toBe(200);
+
+    const notes = await update(id, { excerpt: 'New platform excerpt', status: 'publish' });
+
+    expect(await version(id, 'published')).toBeNull();
+    expect(notes).toEqual(expect.arrayContaining([expect.stringMatching(UNPUBLISHED)]));
+  });
 
   test("policy overwrite: an update with publish after an editor's unpublish publishes, as before", async () => {
     const id = await postAnEditorUnpublished();

@@ -47,7 +47,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         .transacting(trx)
         .where(column('id'), row.id)
         .where(column('scheduledAt'), '<=', storedInstant(strapi, new Date()))
-        .update({ [column('scheduledAt')]: null });
+        // Published now, by the platform's request or by an editor before it: either way an
+        // editor's unpublish from here on holds the platform's next publish (editor-changes).
+        .update({ [column('scheduledAt')]: null, [column('publishedByPlatform')]: true });
       if (claimed !== 1 || !exists) return;
       const documents = documentsOf(strapi, row.uid);
       // An editor who published by hand meanwhile may have saved later, unreviewed changes in the
