@@ -137,3 +137,10 @@ export async function pluginTypesDisplayed(admin: AdminClient): Promise<Record<s
       .map(({ uid, isDisplayed }) => [uid.slice('plugin::publish-bridge.'.length), isDisplayed])
   );
 }
+
+/** What an admin does on the settings page: "When an editor changed a post in Strapi". */
+export async function chooseEditorChangePolicy(admin: AdminClient, policy: string): Promise<void> {
+  const reply = await admin.request('PUT', '/publish-bridge/settings', { editorChanges: policy });
+  if (reply.status !== 200 || reply.body?.data?.editorChanges !== policy)
+    throw new Error(`choosing the editor changes policy "${policy}": ${reply.status} ${reply.text}`);
+}

@@ -1,4 +1,9 @@
-import { loginAs, loginWithPermissions, type AdminClient } from '../helpers/admin-client';
+import {
+  chooseEditorChangePolicy,
+  loginAs,
+  loginWithPermissions,
+  type AdminClient,
+} from '../helpers/admin-client';
 import { testDatabaseClient } from '../helpers/databases';
 import { latestActivityNotes } from '../helpers/inspect';
 import { startSite, type Site } from '../helpers/site';
@@ -25,14 +30,8 @@ describe(`editor changes on ${db}`, () => {
     await site?.stop();
   });
   afterEach(async () => {
-    await choosePolicy('overwrite');
+    await chooseEditorChangePolicy(editor, 'overwrite');
   });
-
-  /** What an admin does on the settings page: "When an editor changed a post in Strapi". */
-  async function choosePolicy(policy: string) {
-    const reply = await editor.request('PUT', '/publish-bridge/settings', { editorChanges: policy });
-    expect([reply.status, reply.body?.data?.editorChanges]).toEqual([200, policy]);
-  }
 
   const documents = () => site.strapi.documents(POST as never) as any;
   const version = (documentId: string, status: 'draft' | 'published') =>
@@ -144,7 +143,7 @@ describe(`editor changes on ${db}`, () => {
   });
 
   test('policy keep: the fields an editor changed stay as the editor left them, the other sent fields update', async () => {
-    await choosePolicy('keep');
+    await chooseEditorChangePolicy(editor, 'keep');
     const id = await publishPost();
     await editorPublishes(id, { title: 'The editor’s title' });
 
@@ -162,7 +161,7 @@ describe(`editor changes on ${db}`, () => {
   });
 
   test('policy draft: the update goes to the draft for review, the published version stays as the editor left it', async () => {
-    await choosePolicy('draft');
+    await chooseEditorChangePolicy(editor, 'draft');
     const id = await publishPost();
     await editorPublishes(id, { title: 'The editor’s title' });
 
@@ -256,7 +255,7 @@ describe(`editor changes on ${db}`, () => {
   });
 
   test('revisions need the logs permission and the Content Manager’s own on the type; keep makes none', async () => {
-    await choosePolicy('keep');
+    await chooseEditorChangePolicy(editor, 'keep');
     const id = await publishPost();
     await editorPublishes(id, { title: 'The editor’s title' });
     await update(id, { title: 'Platform title' });
@@ -314,7 +313,7 @@ describe(`editor changes on ${db}`, () => {
   });
 
   test('policy draft: an update held for review is not published later either; its waiting publish is cancelled', async () => {
-    await choosePolicy('draft');
+    await chooseEditorChangePolicy(editor, 'draft');
     const id = await publishPost();
     await editorPublishes(id, { title: 'The editor’s title' });
     const panelOf = async () =>

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loginAs, type AdminClient } from '../helpers/admin-client';
+import { chooseEditorChangePolicy, loginAs, type AdminClient } from '../helpers/admin-client';
 import { testDatabaseClient } from '../helpers/databases';
 import { startSite, type Site } from '../helpers/site';
 
@@ -298,14 +298,8 @@ describe(`the site's webhooks on ${db} hear only true events`, () => {
 
   describe("an update of fields an editor changed, under the site's policy", () => {
     afterEach(async () => {
-      await choosePolicy('overwrite');
+      await chooseEditorChangePolicy(admin, 'overwrite');
     });
-
-    /** What an admin does on the settings page: "When an editor changed a post in Strapi". */
-    async function choosePolicy(policy: string) {
-      const reply = await admin.request('PUT', '/publish-bridge/settings', { editorChanges: policy });
-      expect([reply.status, reply.body?.data?.editorChanges]).toEqual([200, policy]);
-    }
 
     /** The post's title and reading time in one version, to see that the policy acted. */
     const version = (documentId: string, status: 'draft' | 'published') =>
@@ -332,7 +326,7 @@ describe(`the site's webhooks on ${db} hear only true events`, () => {
     // The title stays the editor's; the reading time is written and published, as an editor's
     // save and Publish of that one field: entry.update of the draft, then entry.publish.
     test('keep: the other sent fields are updated and published', async () => {
-      await choosePolicy('keep');
+      await chooseEditorChangePolicy(admin, 'keep');
       const id = await publishPost();
       await editorPublishes(id);
       deletedRows.splice(0);
@@ -350,7 +344,7 @@ describe(`the site's webhooks on ${db} hear only true events`, () => {
     // The same beside the editor's unpublished draft: the draft and the published version each
     // take the reading time; the internal copy that publishes it is not heard.
     test("keep beside an editor's draft: the same events, nothing internal", async () => {
-      await choosePolicy('keep');
+      await chooseEditorChangePolicy(admin, 'keep');
       const id = await publishPost();
       await editorSaves(id);
       deletedRows.splice(0);
@@ -368,7 +362,7 @@ describe(`the site's webhooks on ${db} hear only true events`, () => {
 
     // Every sent field is the editor's and stays so: nothing is written, so nothing is heard.
     test('keep, with only fields the editor changed: no event', async () => {
-      await choosePolicy('keep');
+      await chooseEditorChangePolicy(admin, 'keep');
       const id = await publishPost();
       await editorPublishes(id);
       deletedRows.splice(0);
@@ -381,7 +375,7 @@ describe(`the site's webhooks on ${db} hear only true events`, () => {
     // The update goes to the draft for review and nothing is published, as an editor's Save:
     // entry.update only, also when the body asks for status publish.
     test('draft: the draft is updated, nothing published', async () => {
-      await choosePolicy('draft');
+      await chooseEditorChangePolicy(admin, 'draft');
       const id = await publishPost();
       await editorPublishes(id);
       deletedRows.splice(0);
@@ -403,7 +397,7 @@ describe(`the site's webhooks on ${db} hear only true events`, () => {
 
     // The same beside the editor's unpublished draft: the update goes into that draft, as a Save.
     test("draft beside an editor's draft: the draft is updated, nothing published", async () => {
-      await choosePolicy('draft');
+      await chooseEditorChangePolicy(admin, 'draft');
       const id = await publishPost();
       await editorSaves(id);
       deletedRows.splice(0);

@@ -3,6 +3,7 @@ import type { EditorChangePolicy } from '../contract/editor-change-policies';
 import { fingerprintedAttributes, type Fingerprints } from '../mapping/fingerprints';
 import type { Resource } from '../resources';
 import type { LocaleScope } from './locales';
+import type { ManagedEntry } from './fingerprints';
 import type { ContractInput, EditorChangeDecision } from './types';
 import { getService } from '../plugin';
 
@@ -45,6 +46,29 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
     const attributes = fingerprintedAttributes(written, kept);
     const stored = await getService(strapi, 'fields').storedValues(resource, documentId, at, {}, attributes);
     return stored ? fingerprints.changed(resource, written, kept, stored) : [];
+  },
+
+  /**
+   * Why a publish of a post with no published version waits for review, or none: under `keep`
+   * and `draft` an editor's decision wins. An editor unpublished it since the platform published
+   * it, or its draft, its only version, holds fields an editor changed in Strapi since the
+   * platform last sent them (`entry`'s fingerprints). Read before the update writes.
+   */
+  async publishHeldBy(
+    resource: Resource,
+    documentId: string,
+    at: LocaleScope,
+    entry: Pick<ManagedEntry, 'fingerprints' | 'publishedByPlatform'>
+  ): Promise<string | undefined> {
+    const policy = await getService(strapi, 'settings').editorChangePolicy();
+    if (policy === 'overwrite') return undefined;
+    const review = `so the post stays a draft for review; publish it in the Content Manager once reviewed (editor changes policy "${policy}").`;
+    if (entry.publishedByPlatform) {
+      return `not published: an editor unpublished the post in Strapi after the platform published it, ${review}`;
+    }
+    const changed = await this.changedSince(resource, documentId, at, entry.fingerprints);
+    if (changed.length === 0) return undefined;
+    return `not published: an editor changed ${changed.join(', ')} in Strapi and did not publish it, ${review}`;
   },
 
   /** What the policy does with `input`, given the fingerprints `kept` the caller read in its transaction. */

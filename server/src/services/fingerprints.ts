@@ -20,8 +20,16 @@ export function managedEntryOf(strapi: Core.Strapi, uid: string, documentId: str
   };
 }
 
-/** An entry's managed-entry row as the plugin uses it; an entry without one has neither. */
-export type ManagedEntry = { fingerprints: Fingerprints; scheduledAt: Date | null };
+/**
+ * An entry's managed-entry row as the plugin uses it; an entry without one has neither.
+ * `publishedByPlatform`: the platform's last write left the entry published (null: not known,
+ * an entry written before the plugin kept it).
+ */
+export type ManagedEntry = {
+  fingerprints: Fingerprints;
+  scheduledAt: Date | null;
+  publishedByPlatform: boolean | null;
+};
 
 /**
  * The entry's managed-entry row, both columns in one SELECT: an update needs the fingerprints
@@ -37,13 +45,22 @@ export async function managedEntry(
   const { name, column } = tableOf(strapi, UIDS.managedEntry);
   const query = strapi.db
     .connection(name)
-    .select({ fingerprints: column('fingerprints'), scheduledAt: column('scheduledAt') })
+    .select({
+      fingerprints: column('fingerprints'),
+      scheduledAt: column('scheduledAt'),
+      publishedByPlatform: column('publishedByPlatform'),
+    })
     .where(managedEntryOf(strapi, uid, documentId, at))
     .first();
   const row = await (trx ? query.transacting(trx) : query);
   const fingerprints =
     typeof row?.fingerprints === 'string' ? JSON.parse(row.fingerprints) : row?.fingerprints;
-  return { fingerprints: fingerprints ?? {}, scheduledAt: instantFromStored(row?.scheduledAt) };
+  return {
+    fingerprints: fingerprints ?? {},
+    scheduledAt: instantFromStored(row?.scheduledAt),
+    // SQLite and MariaDB answer a boolean column with 0 or 1.
+    publishedByPlatform: row?.publishedByPlatform == null ? null : Boolean(row.publishedByPlatform),
+  };
 }
 
 /**
@@ -120,7 +137,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     /**
      * Keeps what a write changed of the entry's managed-entry row (its fingerprints, the publish
-     * it left waiting, or both) in one upsert; the columns not given stay as they were. Nothing
+     * it left waiting, whether it left the entry published) in one upsert; the columns not given stay as they were. Nothing
      * given, nothing is written.
      */
     async record(
@@ -128,9 +145,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       resource: Resource,
       documentId: string,
       at: LocaleScope,
-      { fingerprints, scheduledAt }: Partial<ManagedEntry>
+      { fingerprints, scheduledAt, publishedByPlatform }: Partial<ManagedEntry>
     ): Promise<void> {
-      if (fingerprints === undefined && scheduledAt === undefined) return;
+      if (fingerprints === undefined && scheduledAt === undefined && publishedByPlatform === undefined)
+        return;
       const { name, column } = table();
       const now = new Date();
       await knex()(name)
@@ -142,6 +160,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           // A schedule the platform sets (or cancels) starts without the failures of the one before.
           [column('publishRetryAt')]: null,
           [column('publishFailures')]: 0,
+          [column('publishedByPlatform')]: publishedByPlatform ?? null,
           [column('createdAt')]: now,
           [column('updatedAt')]: now,
           [column('publishedAt')]: now,
@@ -153,6 +172,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           ...(scheduledAt === undefined
             ? []
             : [column('scheduledAt'), column('publishRetryAt'), column('publishFailures')]),
+          ...(publishedByPlatform === undefined ? [] : [column('publishedByPlatform')]),
         ]);
     },
 

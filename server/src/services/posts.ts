@@ -71,18 +71,24 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   /**
    * Keeps what a write leaves of the entry in its managed-entry row, the fingerprints of the
-   * fields it wrote (none: it wrote none) and the publish waiting (none: no timing), in one
-   * write. Returns the note that says a publish waits.
+   * fields it wrote (none: it wrote none), the publish waiting (none: no timing) and whether the
+   * platform left it published (undefined: as it was), in one write. Returns the note that says a
+   * publish waits.
    */
   async function recordEntry(
     { trx }: Transaction,
     documentId: string,
     at: LocaleScope,
     written: Fingerprints | undefined,
-    timing: Timing | undefined
+    timing: Timing | undefined,
+    publishedByPlatform: boolean | undefined
   ) {
     const scheduledAt = timing ? timing.publishAt : undefined;
-    await fingerprints().record(trx, resource(), documentId, at, { fingerprints: written, scheduledAt });
+    await fingerprints().record(trx, resource(), documentId, at, {
+      fingerprints: written,
+      scheduledAt,
+      publishedByPlatform,
+    });
     return timing && schedules().noteOf(timing);
   }
 
@@ -90,7 +96,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    * Writes the fields `input` carries. Those an editor changed in Strapi since the platform last
    * sent them are written, kept or sent to the draft for review as the site's policy says (the
    * editor-changes service). The status is applied as sent, except that an update for review
-   * publishes nothing, and a publish that waits for its date (the schedules service) leaves a draft.
+   * publishes nothing, nor does one whose publish would put an editor's unreviewed draft live
+   * under `keep` or `draft`, and a publish that waits for its date (the schedules service) leaves a draft.
    * The entry's managed-entry row (fingerprints, waiting publish) is read once and written once.
    */
   async function applyUpdate(
@@ -113,7 +120,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     // Read here, not from the rows the caller locked: a publish that committed while this request
     // waited for the lock replaced the published row by a new one, which that statement did not see.
     const state = await versions().state(resource(), documentId, at);
-    const { publish, unpublish } = statusChange(timing ?? input, state.published, forReview);
+    const { publish: wanted, unpublish } = statusChange(timing ?? input, state.published, forReview);
+    const held =
+      wanted && !state.published
+        ? await editorChanges().publishHeldBy(resource(), documentId, at, entry)
+        : undefined;
+    if (held) notes.push(held);
+    const publish = wanted && !held;
 
     let written: Record<string, unknown> | null | undefined;
     let recorded: Fingerprints | undefined;
@@ -133,7 +146,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       await posts().publish({ documentId, ...at });
     }
     if (unpublish) await posts().unpublish({ documentId, ...at });
-    const scheduled = await recordEntry(transaction, documentId, at, recorded, timing);
+    // Remembered only when the platform left the post published or unpublished it itself: a held
+    // publish keeps the memory of the editor's unpublish, so the next publish is held too.
+    const leftPublished = publish || (state.published && !unpublish);
+    const publishedByPlatform = leftPublished ? true : input.status === 'draft' ? false : undefined;
+    const scheduled = await recordEntry(transaction, documentId, at, recorded, timing, publishedByPlatform);
     if (scheduled) notes.push(scheduled);
     if (input.status === 'draft' && !resource().draftAndPublish) {
       notes.push(`${resource().uid} has no draft & publish, so the post stays published.`);
@@ -168,7 +185,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       post.documentId,
       at,
       fingerprints().of(resource(), written),
-      timing
+      timing,
+      status === 'publish'
     );
     if (scheduled) notes.push(scheduled);
     return {

@@ -126,6 +126,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const cancelled = await editorsDecision(trx, row, at);
         if (cancelled) return { cancelled };
         await documentsOf(strapi, row.uid).publish({ documentId: row.documentId, ...at });
+        // Published at the platform's request: an editor's unpublish from here on holds the
+        // platform's next publish (editor-changes.publishHeldBy).
+        await knex()(name)
+          .transacting(trx)
+          .where(column('id'), row.id)
+          .update({ [column('publishedByPlatform')]: true });
         return { published: true };
       }
     );
