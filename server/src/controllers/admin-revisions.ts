@@ -1,6 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
-import { revisionIdSchema, revisionsQuerySchema } from '../contract/admin-schemas';
+import { revisionIdSchema, revisionsQuerySchema, type RevisionsQuery } from '../contract/admin-schemas';
 import { describeZodError } from '../contract/errors';
 import { getService } from '../plugin';
 
@@ -15,11 +15,18 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const accessTo = (ctx: Context, uid: string, documentId: string, locale?: string) =>
     getService(strapi, 'content-access').of(ctx.state.userAbility, uid, documentId, locale);
 
-  /** The entry a query names and the admin's access to it, when it may read it; otherwise answered here. */
-  async function readableEntry(ctx: Context) {
+  /**
+   * The entry a query names and the admin's access to it in the locale `localeOf` says is shown,
+   * when it may read it; otherwise answered here.
+   */
+  async function readableEntry(
+    ctx: Context,
+    localeOf = async (query: RevisionsQuery): Promise<string | undefined> => query.locale
+  ) {
     const parsed = revisionsQuerySchema.safeParse(ctx.query);
     if (!parsed.success) return void ctx.badRequest(describeZodError(parsed.error));
-    const { uid, documentId, locale } = parsed.data;
+    const { uid, documentId } = parsed.data;
+    const locale = await localeOf(parsed.data);
     const access = await accessTo(ctx, uid, documentId, locale);
     if (!access) return void ctx.notFound(`${uid} is not a content type of this site.`);
     if (!access.mayRead()) {
@@ -27,7 +34,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         `Reading this entry of ${uid} in the Content Manager is not allowed for your role.`
       );
     }
-    return { ...parsed.data, access };
+    return { uid, documentId, locale, access };
   }
 
   return {
@@ -35,20 +42,18 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const entry = await readableEntry(ctx);
       if (!entry) return;
       const { uid, documentId, locale, access } = entry;
-      ctx.body = { data: await revisions().list(uid, documentId, locale, access.mayReadAttribute) };
+      ctx.body = { data: await revisions().list(uid, documentId, locale, access.readable) };
     },
 
     /** The Content Manager's side panel for one entry. */
     async entry(ctx: Context) {
-      const entry = await readableEntry(ctx);
+      // Judged in the locale it shows: without one asked for, the one the plugin writes the entry in.
+      const entry = await readableEntry(ctx, ({ uid, documentId, locale }) =>
+        getService(strapi, 'managed-entries').localeOf(uid, documentId, locale)
+      );
       if (!entry) return;
       const { uid, documentId, locale, access } = entry;
-      const panel = getService(strapi, 'managed-entries').panel(
-        uid,
-        documentId,
-        locale,
-        access.mayReadAttribute
-      );
+      const panel = getService(strapi, 'managed-entries').panel(uid, documentId, locale, access.readable);
       ctx.body = { data: await panel };
     },
 
@@ -63,9 +68,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         );
       }
       const access = await accessTo(ctx, target.uid, target.documentId, target.locale);
-      if (!access?.mayWrite(target.attributes)) {
+      const refused = access?.unwritable(target.attributes) ?? target.attributes;
+      if (refused.length > 0) {
         return ctx.forbidden(
-          `Restoring this revision writes ${target.attributes.join(', ')} of an entry of ${target.uid}: your role may not edit all of them in the Content Manager.`
+          `Restoring this revision writes fields of an entry of ${target.uid} that your role may not edit in the Content Manager: ${refused.join(', ')}. Ask for the update permission on them, or restore it as an admin who has it.`
         );
       }
       ctx.body = { data: await revisions().restore(id.data) };

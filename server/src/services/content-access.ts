@@ -3,37 +3,44 @@ import { contentTypeOf } from '../database/schemas';
 import { documentsOf, type DocumentEntry } from '../database/documents';
 
 type Action = 'read' | 'update' | 'create';
+type Values = Record<string, unknown>;
 /** The Content Manager's permission checker (its `permission-checker` service), as used here. */
 type PermissionChecker = {
   can: Record<Action, (entity?: DocumentEntry, field?: string) => boolean>;
   requiresEntity: Record<Action, () => boolean>;
+  sanitizeOutput(data: Values): Promise<Values>;
 };
 
 /** What an admin may do with one entry's content, judged as the Content Manager judges it. */
 export type ContentAccess = {
   /** Whether the admin may read the entry (a deleted one: only without conditions on the type). */
   mayRead(): boolean;
-  /** Whether the admin may read `attribute` of the entry. */
-  mayReadAttribute(attribute: string): boolean;
-  /** Whether the admin may write every one of `attributes`: update the entry, or create it anew when it is gone. */
-  mayWrite(attributes: string[]): boolean;
+  /** `values` (attribute → value) with only what the admin may read of them, down to a component's parts. */
+  readable(values: Values): Promise<Values>;
+  /**
+   * The fields among `attributes`, as the Content Manager's permissions name them
+   * (`seo.metaTitle` for a part of a component), that the admin may not write: update in the
+   * entry, or create anew when it is gone. Writing an attribute writes every part of it.
+   */
+  unwritable(attributes: string[]): string[];
 };
 
 /**
  * Revisions and the side panel hold an entry's content, so the admin API shows and writes them
  * only as the Content Manager would: through its own permission checker, against the entry
  * itself, so that conditions ("only their own entries"), locales and field-level permissions
- * apply, not only the permission on the type.
+ * (which name each part of a component) apply, not only the permission on the type.
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => ({
-  /** The admin's access to the entry, or null when `uid` is no content type of the site. */
+  /** The admin's access to the entry in `locale`, or null when `uid` is no content type of the site. */
   async of(
     userAbility: unknown,
     uid: string,
     documentId: string,
     locale?: string
   ): Promise<ContentAccess | null> {
-    if (!contentTypeOf(strapi, uid)) return null;
+    const contentType = contentTypeOf(strapi, uid);
+    if (!contentType) return null;
     const checker = strapi
       .plugin('content-manager')
       .service('permission-checker')
@@ -46,14 +53,26 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
         populate: { createdBy: { fields: ['id'] } },
       })) ?? undefined;
     const unconditional = (action: Action) => !checker.requiresEntity[action]();
+    // Every field the Content Manager's permissions can name on the type, as its role editor lists them.
+    const permissionFields: string[] = strapi
+      .service('admin::content-type')
+      .getNestedFields(contentType, { components: strapi.components });
+    const fieldsOf = (attribute: string) =>
+      permissionFields.filter((field) => field === attribute || field.startsWith(`${attribute}.`));
+    const mayWrite = (field: string) =>
+      entry
+        ? checker.can.update(entry, field)
+        : unconditional('create') && checker.can.create(undefined, field);
     return {
       mayRead: () => (entry ? checker.can.read(entry) : unconditional('read') && checker.can.read()),
-      mayReadAttribute: (attribute) => checker.can.read(entry, attribute),
-      mayWrite: (attributes) =>
-        entry
-          ? attributes.every((attribute) => checker.can.update(entry, attribute))
-          : unconditional('create') &&
-            attributes.every((attribute) => checker.can.create(undefined, attribute)),
+      // The checker judges the data it sanitizes: the entry (its creator, its locale) with the values shown in it.
+      async readable(values) {
+        const shown = await checker.sanitizeOutput({ ...entry, ...values });
+        return Object.fromEntries(
+          Object.keys(values).flatMap((key) => (key in shown ? [[key, shown[key]]] : []))
+        );
+      },
+      unwritable: (attributes) => attributes.flatMap(fieldsOf).filter((field) => !mayWrite(field)),
     };
   },
 });

@@ -6,6 +6,8 @@ import type { Resource } from '../resources';
 import type { LocaleScope } from './locales';
 import { getService } from '../plugin';
 
+type Values = Record<string, unknown>;
+
 /**
  * What the Content Manager's side panel shows of an entry the plugin manages: that it came from
  * the publisher, its source_id, the last delivery, when its publish is scheduled, the fields
@@ -31,25 +33,36 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     resource: Resource,
     documentId: string,
     at: LocaleScope,
-    readable: (attribute: string) => boolean
+    readable: (values: Values) => Promise<Values>
   ) {
     const attribute = resource.fields.source_id?.attribute;
-    if (!attribute || !readable(attribute)) return undefined;
+    if (!attribute) return undefined;
     const entry = await documentsOf(strapi, resource.uid).findOne({ documentId, ...at, fields: [attribute] });
-    return (entry?.[attribute] as string | null) ?? undefined;
+    const shown = await readable({ [attribute]: entry?.[attribute] ?? null });
+    return (shown[attribute] as string | null | undefined) ?? undefined;
   }
 
   return {
-    /** `readable` says which attributes the admin may read (the Content Manager's field permissions). */
+    /** The locale the panel shows of the entry: the one asked for, else the one the plugin writes it in. */
+    async localeOf(uid: string, documentId: string, locale?: string): Promise<string | undefined> {
+      if (locale) return locale;
+      const resource = await managingResource(uid, documentId);
+      return resource ? (await getService(strapi, 'locales').scopeOf(resource)).locale : undefined;
+    },
+
+    /**
+     * The panel in `locale` (from `localeOf`, the one the admin's access was judged in);
+     * `readable` keeps what the admin may read of values (the Content Manager's field permissions).
+     */
     async panel(
       uid: string,
       documentId: string,
       locale: string | undefined,
-      readable: (attribute: string) => boolean
+      readable: (values: Values) => Promise<Values>
     ): Promise<ManagedEntryPanel> {
       const resource = await managingResource(uid, documentId);
       if (!resource) return { managed: false };
-      const at: LocaleScope = locale ? { locale } : await getService(strapi, 'locales').scopeOf(resource);
+      const at: LocaleScope = locale ? { locale } : {};
       // One read of the entry's managed-entry row: the waiting publish and the fingerprints.
       const { scheduledAt, fingerprints } = await getService(strapi, 'fingerprints').entry(
         null,

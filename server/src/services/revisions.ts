@@ -26,12 +26,19 @@ export const attributesOfField = (target: FieldTarget): string[] =>
     ? Object.values(target.seo ?? {}).flatMap((part) => (part ? [part.attribute] : []))
     : [target.attribute];
 
-/** The kept fields with only the attributes `readable` lets through; a field left with none goes. */
-function readableFields(fields: Record<string, Values>, readable: (attribute: string) => boolean) {
+/** The kept fields with what `readable` lets through of their values; a field left with none goes. */
+async function readableFields(
+  fields: Record<string, Values>,
+  readable: (values: Values) => Promise<Values>
+): Promise<Record<string, Values>> {
+  // One judgement of all the revision's values: each attribute belongs to one field.
+  const shown = await readable(Object.assign({}, ...Object.values(fields)));
   return Object.fromEntries(
     Object.entries(fields).flatMap(([field, values]) => {
-      const shown = Object.entries(values).filter(([attribute]) => readable(attribute));
-      return shown.length > 0 ? [[field, Object.fromEntries(shown)]] : [];
+      const kept = Object.keys(values).filter((attribute) => attribute in shown);
+      return kept.length > 0
+        ? [[field, Object.fromEntries(kept.map((attribute) => [attribute, shown[attribute]]))]]
+        : [];
     })
   );
 }
@@ -114,23 +121,25 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         await this.keep(resource, documentId, at, 'delete', this.valuesOf(resource, fields, stored));
     },
 
-    /** The entry's revisions, newest first, with the attributes `readable` lets through. */
+    /** The entry's revisions, newest first, with what `readable` lets through of their values. */
     async list(
       uid: string,
       documentId: string,
       locale: string | undefined,
-      readable: (attribute: string) => boolean
+      readable: (values: Values) => Promise<Values>
     ): Promise<RevisionItem[]> {
       const found = await rows().findMany({
         where: entryOf(uid, documentId, { locale }),
         orderBy: [{ id: 'desc' }],
       });
-      return found.map(({ id, createdAt, reason, fields }) => ({
-        id,
-        createdAt: new Date(createdAt).toISOString(),
-        reason,
-        fields: readableFields(parsed(fields), readable),
-      }));
+      return Promise.all(
+        found.map(async ({ id, createdAt, reason, fields }) => ({
+          id,
+          createdAt: new Date(createdAt).toISOString(),
+          reason,
+          fields: await readableFields(parsed(fields), readable),
+        }))
+      );
     },
 
     /**
