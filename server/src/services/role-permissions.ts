@@ -50,6 +50,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     ],
   };
 
+  /** A remembering the watch has asked for and not yet run. */
+  let pending: NodeJS.Timeout | undefined;
+
+  const rememberLogged = () =>
+    service
+      .remember()
+      .catch((error: Error) =>
+        strapi.log.warn(`[${PLUGIN_ID}] could not remember the roles' permissions: ${error.message}`)
+      );
+
   async function current(): Promise<RolePermission[]> {
     const rows = (await permissions().findMany({
       where: { ...ours, role: { code: { $ne: SUPER_ADMIN } } },
@@ -70,7 +80,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return marker === 0;
   }
 
-  return {
+  const service = {
     /**
      * Keeps the roles' current permissions; not while the database lacks the marker: a start
      * without the plugin (here, or another instance on the same database) has emptied them, and
@@ -109,13 +119,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * writes a role's permissions inside a transaction, read before its end they would be the old ones.
      */
     watch(): void {
-      let pending: NodeJS.Timeout | undefined;
       const rememberSoon = () => {
         clearTimeout(pending);
         pending = setTimeout(() => {
-          this.remember().catch((error: Error) =>
-            strapi.log.warn(`[${PLUGIN_ID}] could not remember the roles' permissions: ${error.message}`)
-          );
+          pending = undefined;
+          rememberLogged();
         }, 100);
         pending.unref();
       };
@@ -128,5 +136,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         ...Object.fromEntries(CHANGES.map((event) => [event, afterCommit])),
       });
     },
+
+    /** Remembers a change still waiting for its moment: Strapi stops, and the memory must be current. */
+    async flush(): Promise<void> {
+      if (!pending) return;
+      clearTimeout(pending);
+      pending = undefined;
+      await rememberLogged();
+    },
   };
+  return service;
 };
