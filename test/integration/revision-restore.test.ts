@@ -32,20 +32,23 @@ describe(`careful restores on ${db}`, () => {
   const restore = (admin: AdminClient, revisionId: number) =>
     admin.request('POST', `/publish-bridge/revisions/${revisionId}/restore`);
 
+  /** A published post the platform sent with `body`: its document id. */
+  async function publishPost(body: Record<string, unknown>) {
+    const reply = await site.send('POST', '/posts', { content: '<p>Body.</p>', status: 'publish', ...body });
+    expect([reply.status, reply.body]).toEqual([200, expect.objectContaining({ id: expect.any(String) })]);
+    return reply.body.id as string;
+  }
+
   /** A post with a one-off author and two categories, deleted by the platform: its revision. */
   async function deletedPost() {
     run += 1;
     const tag = `${Date.now()}-${run}`;
-    const reply = await site.send('POST', '/posts', {
+    const id = await publishPost({
       title: `Careful ${tag}`,
-      content: '<p>Body.</p>',
       excerpt: 'Kept excerpt',
-      status: 'publish',
       author: `Gone Author ${tag}`,
       categories: [`Gone ${tag}`, `Stays ${tag}`],
     });
-    expect([reply.status, reply.body]).toEqual([200, expect.objectContaining({ id: expect.any(String) })]);
-    const id = reply.body.id as string;
     expect((await site.send('DELETE', `/posts/${id}`)).status).toBe(200);
     const listed = await superAdmin.request('GET', revisionsPath(id));
     expect(listed.status).toBe(200);
@@ -108,13 +111,7 @@ describe(`careful restores on ${db}`, () => {
   });
 
   test('a role that may not read the entry learns nothing of it from the revisions, the panel or a restore', async () => {
-    run += 1;
-    const reply = await site.send('POST', '/posts', {
-      title: `Not yours ${run}`,
-      content: '<p>Body.</p>',
-      status: 'publish',
-    });
-    const id = reply.body.id as string;
+    const id = await publishPost({ title: `Not yours ${(run += 1)}` });
     await superAdmin.request('PUT', `/content-manager/collection-types/${POST}/${id}`, {
       title: 'The editor’s title',
     });
@@ -144,5 +141,26 @@ describe(`careful restores on ${db}`, () => {
       }
     }
     expect((await documents(POST).findOne({ documentId: id })).title).toBe('Platform title');
+  });
+
+  test('the panel names only the changed fields the role may read', async () => {
+    const id = await publishPost({ title: `Partly yours ${(run += 1)}`, excerpt: 'Platform excerpt' });
+    const saved = await superAdmin.request('PUT', `/content-manager/collection-types/${POST}/${id}`, {
+      title: 'The editor’s title',
+      excerpt: 'The editor’s excerpt',
+    });
+    expect(saved.status).toBe(200);
+    const changedFor = async (admin: AdminClient) => {
+      const panel = await admin.request('GET', panelPath(id));
+      expect(panel.status).toBe(200);
+      return panel.body.data.changedByEditors;
+    };
+    expect(await changedFor(superAdmin)).toEqual(['title', 'excerpt']);
+
+    const titleOnly = await loginWithPermissions(site, [
+      'plugin::publish-bridge.logs.read',
+      { action: 'plugin::content-manager.explorer.read', subject: POST, properties: { fields: ['title'] } },
+    ]);
+    expect(await changedFor(titleOnly)).toEqual(['title']);
   });
 });
