@@ -289,15 +289,19 @@ const settingsPageSteps = [
       );
       await screenshot('13-content-manager-panel', { docs: 'content-manager-panel' });
 
-      await page.getByRole('button', { name: 'Restore' }).click();
-      await page.getByText('Restored into the draft').waitFor();
+      // A restore overwrites the draft, so it asks first, naming the fields it will write.
+      await page.getByRole('button', { name: 'Restore', exact: true }).click();
+      await page.getByText(/writes these fields into the entry’s draft, replacing what they hold now: title\./).waitFor();
+      await screenshot('14-content-manager-restore-dialog');
+      await page.getByRole('button', { name: 'Restore into the draft' }).click();
+      await page.getByText('Restored into the draft. Publish it').waitFor();
       let value = '';
       for (let waited = 0; waited <= 10_000 && value !== 'Edited in the browser'; waited += 250) {
         if (waited > 0) await page.waitForTimeout(250);
         value = await title.inputValue();
       }
       check(value === 'Edited in the browser', `the title field shows "${value}" after the restore`);
-      await screenshot('14-content-manager-restored');
+      await screenshot('15-content-manager-restored');
     },
   },
 ];

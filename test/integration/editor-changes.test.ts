@@ -213,7 +213,10 @@ describe(`editor changes on ${db}`, () => {
       },
     ]);
     const restored = await restore(listed.body.data[0].id);
-    expect([restored.status, restored.body.data]).toEqual([200, { documentId: id, recreated: false }]);
+    expect([restored.status, restored.body.data]).toEqual([
+      200,
+      { documentId: id, recreated: false, leftOut: [] },
+    ]);
     expect(await version(id, 'draft')).toMatchObject({
       title: 'The editor’s title',
       excerpt: 'Platform excerpt',

@@ -93,7 +93,7 @@ describe('revisions of an entry with a component (the example Article and its sh
     const restored = await restore(superAdmin, deleted.id);
     expect([restored.status, restored.body]).toEqual([
       200,
-      { data: { documentId: expect.any(String), recreated: true } },
+      { data: { documentId: expect.any(String), recreated: true, leftOut: [] } },
     ]);
     const back = await articles().findOne({ documentId: restored.body.data.documentId, populate: ['seo'] });
     expect(back).toMatchObject({ title: `With seo ${run}`, seo: { metaTitle: `Meta title ${run}` } });

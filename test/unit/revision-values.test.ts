@@ -1,4 +1,4 @@
-import { writableValues } from '../../server/src/mapping/revision-values';
+import { withoutDanglingRelations, writableValues } from '../../server/src/mapping/revision-values';
 import type { AttributeShape } from '../../server/src/mapping/fingerprints';
 
 const shapeOf: Record<string, AttributeShape> = {
@@ -63,5 +63,33 @@ describe("a revision's values as they are written back", () => {
 
   test('an attribute the type no longer has is left out', () => {
     expect(writableValues({ removed: 'x', title: 'T' }, shapeOf, null)).toEqual({ title: 'T' });
+  });
+});
+
+describe('relations to entries deleted since, left out of a restore', () => {
+  const gone = new Set(['deleted-category', 'deleted-author']);
+  const exists = (_attribute: string, documentId: string) => !gone.has(documentId);
+
+  test('a relation left with no entry is not written; one that lost some keeps the rest; both are named', () => {
+    const kept = {
+      title: 'Kept',
+      author: { id: 1, documentId: 'deleted-author' },
+      categories: [
+        { id: 3, documentId: 'deleted-category' },
+        { id: 4, documentId: 'still-here' },
+      ],
+    };
+    expect(withoutDanglingRelations(kept, shapeOf, exists)).toEqual({
+      kept: { title: 'Kept', categories: [{ id: 4, documentId: 'still-here' }] },
+      leftOut: [
+        { field: 'author', reason: 'the related entry no longer exists' },
+        { field: 'categories', reason: 'a related entry no longer exists' },
+      ],
+    });
+  });
+
+  test('relations whose entries all exist, and an empty one, are kept as they are', () => {
+    const kept = { author: null, categories: [{ id: 4, documentId: 'still-here' }] };
+    expect(withoutDanglingRelations(kept, shapeOf, exists)).toEqual({ kept, leftOut: [] });
   });
 });

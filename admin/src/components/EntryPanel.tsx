@@ -1,13 +1,12 @@
-import { Badge, Button, Flex, Link, Typography } from '@strapi/design-system';
-import { useNotification } from '@strapi/strapi/admin';
-import { useApiErrorText } from '../hooks/useApiErrorText';
+import { Badge, Flex, Link, Typography } from '@strapi/design-system';
 import { useIntl } from 'react-intl';
 import { NavLink } from 'react-router-dom';
 import { useFormatDateTime } from '../hooks/useFormatDateTime';
 import { PLUGIN_ID } from '../pluginId';
-import { useGetPublishBridgeEntryQuery, useRestorePublishBridgeRevisionMutation } from '../services/api';
+import { useGetPublishBridgeEntryQuery } from '../services/api';
 import type { RevisionItem } from '../types';
 import { getTranslation } from '../utils/getTranslation';
+import { RestoreRevision } from './RestoreRevision';
 
 /** What the Content Manager hands an edit view's side panel (its `PanelComponentProps`). */
 type PanelProps = {
@@ -87,7 +86,6 @@ export const EntryPanel = ({ model, collectionType, documentId, document }: Pane
 };
 
 /** The entry's revisions, newest first, each with a Restore button (into the entry's draft). */
-// Over 50 lines: the list's JSX with its translated text; the restore is one short handler.
 const Revisions = ({
   model,
   documentId,
@@ -99,23 +97,8 @@ const Revisions = ({
 }) => {
   const { formatMessage } = useIntl();
   const formatDateTime = useFormatDateTime('short');
-  const { toggleNotification } = useNotification();
-  const errorText = useApiErrorText();
-  const [restore, { isLoading: restoring }] = useRestorePublishBridgeRevisionMutation();
   const text = (id: string, defaultMessage: string) =>
     formatMessage({ id: getTranslation(id), defaultMessage });
-
-  const onRestore = async (revision: RevisionItem) => {
-    const result = await restore({ id: revision.id, model, documentId });
-    toggleNotification(
-      'error' in result
-        ? { type: 'danger', message: errorText(result.error) }
-        : {
-            type: 'success',
-            message: text('panel.restored', 'Restored into the draft. Publish it to make it live.'),
-          }
-    );
-  };
 
   return (
     <Flex direction="column" alignItems="stretch" gap={2}>
@@ -132,9 +115,7 @@ const Revisions = ({
                   : text('panel.reason.update', 'before an update')
               } · ${Object.keys(revision.fields).join(', ')}`}
             </Typography>
-            <Button size="S" variant="tertiary" loading={restoring} onClick={() => onRestore(revision)}>
-              {text('panel.restore', 'Restore')}
-            </Button>
+            <RestoreRevision model={model} documentId={documentId} revision={revision} />
           </Flex>
         ))
       )}

@@ -138,8 +138,11 @@ export type RevisionItem = {
   fields: Record<string, Record<string, unknown>>;
 };
 
+/** A relation a restore left out: what it pointed at was deleted since. `field` is the attribute. */
+export type LeftOutRelation = { field: string; reason: string };
+
 /** POST /revisions/:id/restore */
-export type RestoredRevision = { documentId: string; recreated: boolean };
+export type RestoredRevision = { documentId: string; recreated: boolean; leftOut: LeftOutRelation[] };
 
 /** GET /entries: what the Content Manager's side panel shows for an entry. */
 export type ManagedEntryPanel =

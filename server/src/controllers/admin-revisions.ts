@@ -5,6 +5,13 @@ import { describeZodError } from '../contract/errors';
 import { getService } from '../plugin';
 
 /**
+ * The refusal for an entry the admin may not read: the same whichever entry, type or revision it
+ * is, so that nothing of the entry (its type, ids, fields) reaches a role that may not read it.
+ */
+const NOT_READABLE =
+  'Your role may not read this entry in the Content Manager, so its revisions and details are not shown. Ask an administrator for the read permission on it.';
+
+/**
  * Revisions and the side panel are an entry's content: besides the route's logs.read, each
  * answer is judged by the Content Manager's own permissions on that very entry (conditions,
  * locales, fields), through the content-access service.
@@ -29,11 +36,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const locale = await localeOf(parsed.data);
     const access = await accessTo(ctx, uid, documentId, locale);
     if (!access) return void ctx.notFound(`${uid} is not a content type of this site.`);
-    if (!access.mayRead()) {
-      return void ctx.forbidden(
-        `Reading this entry of ${uid} in the Content Manager is not allowed for your role.`
-      );
-    }
+    if (!access.mayRead()) return void ctx.forbidden(NOT_READABLE);
     return { uid, documentId, locale, access };
   }
 
@@ -57,7 +60,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       ctx.body = { data: await panel };
     },
 
-    /** Restoring writes content: every attribute it writes must be one the admin may edit (or create, for a deleted entry). */
+    /**
+     * Restoring writes content: the admin must be able to read the entry, and every attribute it
+     * writes must be one the admin may edit (or create, for a deleted entry).
+     */
     async restore(ctx: Context) {
       const id = revisionIdSchema.safeParse(ctx.params.id);
       if (!id.success) return ctx.badRequest('The revision id must be a positive whole number.');
@@ -68,13 +74,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         );
       }
       const access = await accessTo(ctx, target.uid, target.documentId, target.locale);
-      const refused = access?.unwritable(target.attributes) ?? target.attributes;
+      if (!access?.mayRead()) return ctx.forbidden(NOT_READABLE);
+      const refused = access.unwritable(target.attributes);
       if (refused.length > 0) {
         return ctx.forbidden(
           `Restoring this revision writes fields of an entry of ${target.uid} that your role may not edit in the Content Manager: ${refused.join(', ')}. Ask for the update permission on them, or restore it as an admin who has it.`
         );
       }
-      ctx.body = { data: await revisions().restore(id.data) };
+      ctx.body = { data: await revisions().restore(id.data, ctx.state.user) };
     },
   };
 };

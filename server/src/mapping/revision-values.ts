@@ -1,3 +1,4 @@
+import type { LeftOutRelation } from '../contract/admin-api';
 import type { AttributeShape } from './fingerprints';
 
 /**
@@ -26,14 +27,48 @@ function componentBack(value: unknown, held: Set<string>): unknown {
   return held.has(keyOf(value)) ? value : rest;
 }
 
+const relatedDocumentId = (item: unknown) =>
+  isObject(item) && typeof item.documentId === 'string' ? [item.documentId] : [];
+
+/** The documentIds of the entries a kept relation value points at. */
+export const relatedDocumentIds = (value: unknown): string[] => asList(value).flatMap(relatedDocumentId);
+
+/**
+ * The kept values without the related entries that no longer exist (`exists(attribute, documentId)`
+ * says which do), and the relations that lost one, by name. A relation left with no entry is not written at
+ * all, so a restore into an existing entry keeps what it holds there now.
+ */
+export function withoutDanglingRelations(
+  kept: Values,
+  shapeOf: Record<string, AttributeShape>,
+  exists: (attribute: string, documentId: string) => boolean
+): { kept: Values; leftOut: LeftOutRelation[] } {
+  const leftOut: LeftOutRelation[] = [];
+  const remaining = Object.entries(kept).flatMap(([attribute, value]) => {
+    if (shapeOf[attribute]?.type !== 'relation') return [[attribute, value]];
+    const items = asList(value);
+    const existing = items.filter((item) =>
+      relatedDocumentId(item).every((documentId) => exists(attribute, documentId))
+    );
+    if (existing.length === items.length) return [[attribute, value]];
+    leftOut.push({
+      field: attribute,
+      reason: Array.isArray(value)
+        ? 'a related entry no longer exists'
+        : 'the related entry no longer exists',
+    });
+    if (existing.length === 0) return [];
+    return [[attribute, Array.isArray(value) ? existing : existing[0]]];
+  });
+  // By name: a revision's attributes come back in no set order (PostgreSQL's jsonb reorders them).
+  leftOut.sort((a, b) => a.field.localeCompare(b.field));
+  return { kept: Object.fromEntries(remaining), leftOut };
+}
+
 export function writableValue(value: unknown, shape: AttributeShape, current: unknown): unknown {
   switch (shape.type) {
     case 'relation':
-      return {
-        set: asList(value).flatMap((item) =>
-          isObject(item) && typeof item.documentId === 'string' ? [item.documentId] : []
-        ),
-      };
+      return { set: relatedDocumentIds(value) };
     case 'media': {
       const ids = asList(value).map((item) => (isObject(item) ? item.id : item));
       return shape.multiple ? ids : (ids[0] ?? null);

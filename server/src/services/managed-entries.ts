@@ -5,6 +5,7 @@ import { RESOURCE_KINDS } from '../mapping/catalogue';
 import type { Resource } from '../resources';
 import type { LocaleScope } from './locales';
 import { getService } from '../plugin';
+import { attributesOfField } from './revisions';
 
 type Values = Record<string, unknown>;
 
@@ -42,6 +43,19 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return (shown[attribute] as string | null | undefined) ?? undefined;
   }
 
+  /** The fields among `fields` the admin may read some attribute of: a name is content too. */
+  async function readableFieldNames(
+    resource: Resource,
+    fields: string[],
+    readable: (values: Values) => Promise<Values>
+  ): Promise<string[]> {
+    const attributesOf = (field: string) => attributesOfField(resource.fields[field]);
+    const shown = await readable(
+      Object.fromEntries(fields.flatMap(attributesOf).map((attribute) => [attribute, null]))
+    );
+    return fields.filter((field) => attributesOf(field).some((attribute) => attribute in shown));
+  }
+
   return {
     /** The locale the panel shows of the entry: the one asked for, else the one the plugin writes it in. */
     async localeOf(uid: string, documentId: string, locale?: string): Promise<string | undefined> {
@@ -75,11 +89,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         sourceId: await sourceIdOf(resource, documentId, at, readable),
         ...(scheduledAt ? { scheduledAt: scheduledAt.toISOString() } : {}),
         lastDelivery: await getService(strapi, 'activity').latestFor(documentId),
-        changedByEditors: await getService(strapi, 'editor-changes').changedSince(
+        changedByEditors: await readableFieldNames(
           resource,
-          documentId,
-          at,
-          fingerprints
+          await getService(strapi, 'editor-changes').changedSince(resource, documentId, at, fingerprints),
+          readable
         ),
         revisions: await getService(strapi, 'revisions').list(uid, documentId, at.locale, readable),
       };

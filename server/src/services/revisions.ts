@@ -1,10 +1,11 @@
 import type { Core } from '@strapi/strapi';
-import type { RevisionItem } from '../contract/admin-api';
+import type { RestoredRevision, RevisionItem } from '../contract/admin-api';
 import { UIDS } from '../constants';
 import { documentsOf } from '../database/documents';
+import { setCreatorFields } from '@strapi/utils';
 import { contentTypeOf, rowsOf } from '../database/schemas';
 import type { FieldTarget } from '../mapping/resolve';
-import { writableValues } from '../mapping/revision-values';
+import { relatedDocumentIds, withoutDanglingRelations, writableValues } from '../mapping/revision-values';
 import type { Resource } from '../resources';
 import type { LocaleScope } from './locales';
 import { getService, pluginConfig } from '../plugin';
@@ -42,6 +43,9 @@ async function readableFields(
     })
   );
 }
+
+/** The admin a restore is done by: the entry's creator when it makes one, its last editor always. */
+type Restorer = { id: number | string };
 
 const parsed = (fields: RevisionRow['fields']): Record<string, Values> =>
   (typeof fields === 'string' ? JSON.parse(fields) : fields) ?? {};
@@ -157,30 +161,63 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /**
-     * Writes the revision's values back into the entry's draft, as an editor's save would (the
-     * entry then shows as Modified until someone publishes it). An entry that was deleted comes
-     * back as a new draft, which is the editor's, not the plugin's.
+     * The entries the kept relations point at that still exist, by attribute (any locale, any
+     * status: a related entry deleted since has no row left).
      */
-    async restore(id: number): Promise<{ documentId: string; recreated: boolean }> {
+    async existingRelated(
+      uid: string,
+      kept: Values
+    ): Promise<(attribute: string, documentId: string) => boolean> {
+      const attributes = contentTypeOf(strapi, uid)?.attributes ?? {};
+      const found = await Promise.all(
+        Object.entries(kept).map(async ([attribute, value]) => {
+          const target = (attributes[attribute] as { type?: string; target?: string } | undefined) ?? {};
+          const documentIds = relatedDocumentIds(value);
+          if (target.type !== 'relation' || !target.target || documentIds.length === 0) return [];
+          const rows = await rowsOf<{ documentId: string }>(strapi, target.target).findMany({
+            where: { documentId: { $in: documentIds } },
+            select: ['documentId'],
+          });
+          return rows.map(({ documentId }) => `${attribute}#${documentId}`);
+        })
+      );
+      const existing = new Set(found.flat());
+      return (attribute, documentId) => existing.has(`${attribute}#${documentId}`);
+    },
+
+    /**
+     * Writes the revision's values back into the entry's draft, as an editor's save would (the
+     * entry then shows as Modified until someone publishes it), by `restorer` as its last editor.
+     * An entry that was deleted comes back as a new draft, which is the editor's, not the
+     * plugin's, created by `restorer`. A relation to an entry deleted since is left out, and named.
+     */
+    async restore(id: number, restorer: Restorer): Promise<RestoredRevision> {
       const revision = await rows().findOne({ where: { id } });
       if (!revision) throw new Error(`Revision ${id} does not exist.`);
       const { contentType: uid, entryDocumentId: documentId, entryLocale } = revision;
       const at: LocaleScope = entryLocale ? { locale: entryLocale } : {};
-      const kept = Object.assign({}, ...Object.values(parsed(revision.fields))) as Values;
       const shapeOf = getService(strapi, 'fingerprints').shapeOf(uid);
       const documents = documentsOf(strapi, uid);
       return getService(strapi, 'transactions').run(async () => {
+        const everything = Object.assign({}, ...Object.values(parsed(revision.fields))) as Values;
+        const exists = await this.existingRelated(uid, everything);
+        const { kept, leftOut } = withoutDanglingRelations(everything, shapeOf, exists);
         const populate = getService(strapi, 'fingerprints').populateOf(uid, Object.keys(kept));
         const current = await documents.findOne({ documentId, ...at, populate });
         const data = writableValues(kept, shapeOf, current);
+        const user = { id: Number(restorer.id) };
         if (current) {
-          await documents.update({ documentId, ...at, data });
-          return { documentId, recreated: false };
+          await documents.update({
+            documentId,
+            ...at,
+            data: setCreatorFields({ user, isEdition: true })(data),
+          });
+          return { documentId, recreated: false, leftOut };
         }
-        const created = await documents.create({ ...at, data });
+        const created = await documents.create({ ...at, data: setCreatorFields({ user })(data) });
         // Spent: restoring it again would make the entry a second time.
         await rows().delete({ where: { id } });
-        return { documentId: created.documentId, recreated: true };
+        return { documentId: created.documentId, recreated: true, leftOut };
       });
     },
   };
