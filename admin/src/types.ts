@@ -7,6 +7,7 @@ export type {
   ActivityItem,
   ActivityPage,
   BaseUrlSource,
+  CancelledSchedule,
   CapabilityState,
   ConnectionTestResult,
   DeliveryLogEntry,

@@ -1,6 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { loginAs, type AdminClient } from '../helpers/admin-client';
 import { testDatabaseClient } from '../helpers/databases';
+import { contractDate, scheduleSoon, schedulerEntries, waitPast } from '../helpers/scheduling';
 import { startSite, type Site } from '../helpers/site';
 
 /**
@@ -12,11 +12,7 @@ import { startSite, type Site } from '../helpers/site';
 const db = testDatabaseClient();
 const POST = 'plugin::publish-bridge.post';
 const MANAGED_ENTRY = 'plugin::publish-bridge.managed-entry';
-const ACTIVITY = 'plugin::publish-bridge.activity-entry';
 const CONTENT_MANAGER = `/content-manager/collection-types/${POST}`;
-
-/** An instant as the contract's `YYYY-MM-DD HH:MM:SS` in UTC (the example site's zone). */
-const contractDate = (instant: Date) => instant.toISOString().slice(0, 19).replace('T', ' ');
 
 describe(`scheduled publishes and editors on ${db}`, () => {
   let site: Site;
@@ -39,30 +35,9 @@ describe(`scheduled publishes and editors on ${db}`, () => {
   const managedEntry = (documentId: string) =>
     rows(MANAGED_ENTRY).findOne({ where: { entryDocumentId: documentId } });
 
-  async function schedulerEntries(documentId: string) {
-    await site.strapi.plugin('publish-bridge').service('activity-writer').flush();
-    return rows(ACTIVITY).findMany({ where: { entityId: documentId, action: 'scheduled-publish' } });
-  }
-
   async function editorDoes(action: 'publish' | 'unpublish', documentId: string) {
     const reply = await editor.request('POST', `${CONTENT_MANAGER}/${documentId}/actions/${action}`, {});
     expect(reply.status).toBe(200);
-  }
-
-  async function scheduleSoon(postTitle: string) {
-    const due = new Date(Math.ceil((Date.now() + 2_500) / 1000) * 1000);
-    const reply = await site.send('POST', '/posts', {
-      title: postTitle,
-      content: '<p>From the platform.</p>',
-      status: 'publish',
-      date: contractDate(due),
-    });
-    expect(reply.status).toBe(200);
-    return { id: reply.body.id as string, due };
-  }
-  async function waitPast(instant: Date) {
-    await sleep(Math.max(0, instant.getTime() - Date.now()) + 50);
-    await schedules().runDue();
   }
 
   /** The post stayed an unpublished draft, nothing waits for it, and one activity log row says why. */
@@ -70,27 +45,27 @@ describe(`scheduled publishes and editors on ${db}`, () => {
     expect(await title(id, 'published')).toBeNull();
     expect(await title(id, 'draft')).toBe(draftTitle);
     expect((await managedEntry(id)).scheduledAt).toBeNull();
-    const [entry, ...more] = await schedulerEntries(id);
+    const [entry, ...more] = await schedulerEntries(site, id);
     expect(more).toEqual([]);
     expect(entry).toMatchObject({ outcome: 'rejected', httpStatus: 409, path: `/posts/${id}` });
     expect(entry.reason).toMatch(reason);
   }
 
   it('leaves unpublished a post an editor published by hand and then unpublished before its date, and says so once', async () => {
-    const { id, due } = await scheduleSoon('Pulled by an editor');
+    const { id, due } = await scheduleSoon(site, 'Pulled by an editor');
     await editorDoes('publish', id);
     await editorDoes('unpublish', id);
 
-    await waitPast(due);
+    await waitPast(site, due);
     await expectCancelled(id, 'Pulled by an editor', /cancelled: an editor published .* by hand/);
   });
 
   it('does not publish a draft an editor changed after the platform sent it: the schedule is cancelled, the draft kept', async () => {
-    const { id, due } = await scheduleSoon('From the platform');
+    const { id, due } = await scheduleSoon(site, 'From the platform');
     const edit = await editor.request('PUT', `${CONTENT_MANAGER}/${id}`, { title: 'WIP NOT READY' });
     expect(edit.status).toBe(200);
 
-    await waitPast(due);
+    await waitPast(site, due);
     await expectCancelled(
       id,
       'WIP NOT READY',
@@ -134,7 +109,7 @@ describe(`scheduled publishes and editors on ${db}`, () => {
       const failed = await managedEntry(first);
       expect(failed.scheduledAt).not.toBeNull();
       expect(new Date(failed.publishRetryAt).getTime()).toBeGreaterThan(Date.now());
-      const [entry, ...more] = await schedulerEntries(first);
+      const [entry, ...more] = await schedulerEntries(site, first);
       expect(more).toEqual([]);
       expect(entry).toMatchObject({ outcome: 'error', path: `/posts/${first}` });
       expect(entry.reason).toMatch(/^could not publish .*; tried again from .*: .*title/);
@@ -146,7 +121,7 @@ describe(`scheduled publishes and editors on ${db}`, () => {
       expect(again.publishFailures).toBe(2);
       const firstWait = new Date(failed.publishRetryAt).getTime() - Date.now();
       expect(new Date(again.publishRetryAt).getTime() - Date.now()).toBeGreaterThan(firstWait);
-      expect(await schedulerEntries(first)).toHaveLength(1);
+      expect(await schedulerEntries(site, first)).toHaveLength(1);
     } finally {
       schedules().start();
     }

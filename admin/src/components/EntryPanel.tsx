@@ -7,6 +7,7 @@ import { useGetPublishBridgeEntryQuery } from '../services/api';
 import type { RevisionItem } from '../types';
 import { getTranslation } from '../utils/getTranslation';
 import { RestoreRevision } from './RestoreRevision';
+import { ScheduledPublish } from './ScheduledPublish';
 
 /** What the Content Manager hands an edit view's side panel (its `PanelComponentProps`). */
 type PanelProps = {
@@ -32,7 +33,8 @@ const Detail = ({ label, children }: { label: string; children: React.ReactNode 
 
 /**
  * A side panel on the edit view of every entry the plugin manages: where it came from, the
- * last delivery, what editors changed since, and the revisions with a Restore button. Admins
+ * last delivery, a waiting publish with a Cancel button (for whoever may publish the entry), what
+ * editors changed since, and the revisions with a Restore button. Admins
  * without the logs permission, and entries the plugin did not create, get no panel.
  */
 export const EntryPanel = ({ model, collectionType, documentId, document }: PanelProps) => {
@@ -40,10 +42,10 @@ export const EntryPanel = ({ model, collectionType, documentId, document }: Pane
   const formatDateTime = useFormatDateTime('short');
   const text = (id: string, defaultMessage: string, values?: Record<string, string>) =>
     formatMessage({ id: getTranslation(id), defaultMessage }, values);
-  const { data } = useGetPublishBridgeEntryQuery(
-    { uid: model, documentId: documentId ?? '', locale: document?.locale ?? undefined },
-    { skip: !documentId || collectionType !== 'collection-types' }
-  );
+  const entry = { uid: model, documentId: documentId ?? '', locale: document?.locale ?? undefined };
+  const { data } = useGetPublishBridgeEntryQuery(entry, {
+    skip: !documentId || collectionType !== 'collection-types',
+  });
   if (!data?.managed || !documentId) return null;
 
   return {
@@ -69,7 +71,7 @@ export const EntryPanel = ({ model, collectionType, documentId, document }: Pane
         </Detail>
         {data.scheduledAt ? (
           <Detail label={text('panel.scheduled', 'Publishes at')}>
-            <Typography variant="pi">{formatDateTime(data.scheduledAt)}</Typography>
+            <ScheduledPublish at={data.scheduledAt} entry={entry} mayCancel={data.mayCancelSchedule} />
           </Detail>
         ) : null}
         <Detail label={text('panel.changed', 'Changed by editors since')}>

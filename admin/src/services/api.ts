@@ -2,6 +2,7 @@ import { adminApi } from '@strapi/strapi/admin';
 import type {
   ActivityPage,
   ActivityQuery,
+  CancelledSchedule,
   ConnectionTestResult,
   DeliveryLogEntry,
   ManagedEntryPanel,
@@ -23,6 +24,7 @@ const publishBridgeApi = adminApi
     addTagTypes: ['PublishBridgeSettings', 'PublishBridgeActivity', 'PublishBridgeEntry', 'Document'],
   })
   .injectEndpoints({
+    // Over 50 lines: the list of endpoints, one short entry per route of the admin API.
     endpoints: (builder) => ({
       getPublishBridgeSettings: builder.query<Settings, void>({
         query: () => '/publish-bridge/settings',
@@ -52,6 +54,16 @@ const publishBridgeApi = adminApi
         transformResponse: unwrap<ManagedEntryPanel>,
         providesTags: ['PublishBridgeEntry'],
       }),
+      /* The panel, whose waiting publish this clears, is read again. */
+      cancelPublishBridgeSchedule: builder.mutation<CancelledSchedule, RevisionsQuery>({
+        query: (params) => ({
+          url: '/publish-bridge/entries/schedule',
+          method: 'DELETE',
+          config: { params },
+        }),
+        transformResponse: unwrap<CancelledSchedule>,
+        invalidatesTags: ['PublishBridgeEntry'],
+      }),
       /*
        * The restore writes the entry's draft: the Content Manager's own copy of the document
        * ("Document" tag, as its document queries provide it) is read again.
@@ -77,5 +89,6 @@ export const {
   useGetPublishBridgeActivityQuery,
   useGetPublishBridgePlatformLogsQuery,
   useGetPublishBridgeEntryQuery,
+  useCancelPublishBridgeScheduleMutation,
   useRestorePublishBridgeRevisionMutation,
 } = publishBridgeApi;

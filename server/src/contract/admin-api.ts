@@ -141,6 +141,9 @@ export type RevisionItem = {
 /** A relation a restore left out: what it pointed at was deleted since. `field` is the attribute. */
 export type LeftOutRelation = { field: string; reason: string };
 
+/** DELETE /entries/schedule */
+export type CancelledSchedule = { cancelled: true };
+
 /** POST /revisions/:id/restore */
 export type RestoredRevision = { documentId: string; recreated: boolean; leftOut: LeftOutRelation[] };
 
@@ -154,6 +157,8 @@ export type ManagedEntryPanel =
       lastDelivery?: ActivityItem;
       /** When its publish waits for (a post sent with a future date), as an ISO time. */
       scheduledAt?: string;
+      /** Whether a publish waits and the admin may publish the entry, and so cancel it (DELETE /entries/schedule). */
+      mayCancelSchedule: boolean;
       /** Fields someone changed in Strapi since the platform last sent them. */
       changedByEditors: string[];
       revisions: RevisionItem[];

@@ -105,7 +105,7 @@ export const revisionsQuerySchema = z
   })
   .strict();
 
-/** GET /revisions, GET /entries */
+/** GET /revisions, GET /entries, DELETE /entries/schedule */
 export type RevisionsQuery = z.input<typeof revisionsQuerySchema>;
 
 /** A row id: databases keep them as 32-bit integers. */

@@ -1,8 +1,24 @@
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
+import type { CancelledSchedule } from '../contract/admin-api';
 import { revisionIdSchema, revisionsQuerySchema, type RevisionsQuery } from '../contract/admin-schemas';
 import { describeZodError } from '../contract/errors';
 import { getService } from '../plugin';
+import type { ContentAccess } from '../services/content-access';
+
+type AdminUser = {
+  firstname?: string | null;
+  lastname?: string | null;
+  username?: string | null;
+  email: string;
+};
+
+/** An admin as the activity log names them: their name, else their username, else their email. */
+const nameOf = ({ firstname, lastname, username, email }: AdminUser) =>
+  [firstname, lastname].filter(Boolean).join(' ') || username || email;
+
+/** What a handler needs the admin to be allowed to do with the entry, and the refusal otherwise. */
+type Requirement = { allows: (access: ContentAccess) => boolean; refusal: (uid: string) => string };
 
 /**
  * The refusal for an entry the admin may not read: the same whichever entry, type or revision it
@@ -11,23 +27,38 @@ import { getService } from '../plugin';
 const NOT_READABLE =
   'Your role may not read this entry in the Content Manager, so its revisions and details are not shown. Ask an administrator for the read permission on it.';
 
+const READ: Requirement = {
+  allows: (access) => access.mayRead(),
+  refusal: () => NOT_READABLE,
+};
+// Says nothing of the entry: the admin may not even be allowed to read it.
+const PUBLISH: Requirement = {
+  allows: (access) => access.mayPublish(),
+  refusal: () =>
+    'Cancelling a scheduled publish takes the Content Manager’s permission to publish the entry in its locale, which your role does not give. Ask an admin who may publish it.',
+};
+
 /**
- * Revisions and the side panel are an entry's content: besides the route's logs.read, each
+ * Revisions and the side panel are an entry's content: besides the route's guard, each
  * answer is judged by the Content Manager's own permissions on that very entry (conditions,
  * locales, fields), through the content-access service.
  */
-// Over 50 lines: a controller factory; its three handlers, each short, share one access check.
+// Over 50 lines: a controller factory; its four handlers, each short, share one access check.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const revisions = () => getService(strapi, 'revisions');
   const accessTo = (ctx: Context, uid: string, documentId: string, locale?: string) =>
     getService(strapi, 'content-access').of(ctx.state.userAbility, uid, documentId, locale);
+  /** The locale the panel shows, and is judged in: without one asked for, the one the plugin writes the entry in. */
+  const panelLocale = ({ uid, documentId, locale }: RevisionsQuery) =>
+    getService(strapi, 'managed-entries').localeOf(uid, documentId, locale);
 
   /**
    * The entry a query names and the admin's access to it in the locale `localeOf` says is shown,
-   * when it may read it; otherwise answered here.
+   * when `required` allows it; otherwise answered here.
    */
-  async function readableEntry(
+  async function permittedEntry(
     ctx: Context,
+    required: Requirement,
     localeOf = async (query: RevisionsQuery): Promise<string | undefined> => query.locale
   ) {
     const parsed = revisionsQuerySchema.safeParse(ctx.query);
@@ -36,13 +67,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const locale = await localeOf(parsed.data);
     const access = await accessTo(ctx, uid, documentId, locale);
     if (!access) return void ctx.notFound(`${uid} is not a content type of this site.`);
-    if (!access.mayRead()) return void ctx.forbidden(NOT_READABLE);
+    if (!required.allows(access)) return void ctx.forbidden(required.refusal(uid));
     return { uid, documentId, locale, access };
   }
 
   return {
     async find(ctx: Context) {
-      const entry = await readableEntry(ctx);
+      const entry = await permittedEntry(ctx, READ);
       if (!entry) return;
       const { uid, documentId, locale, access } = entry;
       ctx.body = { data: await revisions().list(uid, documentId, locale, access.readable) };
@@ -50,14 +81,31 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     /** The Content Manager's side panel for one entry. */
     async entry(ctx: Context) {
-      // Judged in the locale it shows: without one asked for, the one the plugin writes the entry in.
-      const entry = await readableEntry(ctx, ({ uid, documentId, locale }) =>
-        getService(strapi, 'managed-entries').localeOf(uid, documentId, locale)
-      );
+      const entry = await permittedEntry(ctx, READ, panelLocale);
       if (!entry) return;
       const { uid, documentId, locale, access } = entry;
-      const panel = getService(strapi, 'managed-entries').panel(uid, documentId, locale, access.readable);
+      const panel = getService(strapi, 'managed-entries').panel(uid, documentId, locale, access);
       ctx.body = { data: await panel };
+    },
+
+    /** The panel's Cancel button: allowed to whoever may publish the entry, in the locale the panel shows. */
+    async cancelSchedule(ctx: Context) {
+      const entry = await permittedEntry(ctx, PUBLISH, panelLocale);
+      if (!entry) return;
+      const { uid, documentId, locale } = entry;
+      const cancelled = await getService(strapi, 'schedules').cancelByAdmin(
+        uid,
+        documentId,
+        locale,
+        nameOf(ctx.state.user as AdminUser)
+      );
+      if (!cancelled) {
+        return ctx.notFound(
+          'No scheduled publish waits for this entry: it was published, cancelled or moved meanwhile. Reload the page to see its state.'
+        );
+      }
+      const answer: CancelledSchedule = { cancelled: true };
+      ctx.body = { data: answer };
     },
 
     /**

@@ -33,6 +33,16 @@ export default {
     /* Guarded like the logs here; the controller also asks the Content Manager's permission on the revision's type. */
     { method: 'GET', path: '/revisions', handler: 'admin-revisions.find', config: guardedBy('logs.read') },
     { method: 'GET', path: '/entries', handler: 'admin-revisions.entry', config: guardedBy('logs.read') },
+    /*
+     * Any admin: the controller allows it only to whoever may publish the entry in the Content
+     * Manager, the permission that decides when an entry is published.
+     */
+    {
+      method: 'DELETE',
+      path: '/entries/schedule',
+      handler: 'admin-revisions.cancelSchedule',
+      config: { policies: ['admin::isAuthenticatedAdmin'] },
+    },
     {
       method: 'POST',
       path: '/revisions/:id/restore',

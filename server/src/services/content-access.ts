@@ -2,7 +2,7 @@ import type { Core } from '@strapi/strapi';
 import { contentTypeOf } from '../database/schemas';
 import { documentsOf, type DocumentEntry } from '../database/documents';
 
-type Action = 'read' | 'update' | 'create';
+type Action = 'read' | 'update' | 'create' | 'publish';
 type Values = Record<string, unknown>;
 /** The Content Manager's permission checker (its `permission-checker` service), as used here. */
 type PermissionChecker = {
@@ -15,6 +15,8 @@ type PermissionChecker = {
 export type ContentAccess = {
   /** Whether the admin may read the entry (a deleted one: only without conditions on the type). */
   mayRead(): boolean;
+  /** Whether the admin may publish the entry (and so decide when it is published); a missing one: only without conditions. */
+  mayPublish(): boolean;
   /** `values` (attribute → value) with only what the admin may read of them, down to a component's parts. */
   readable(values: Values): Promise<Values>;
   /**
@@ -63,8 +65,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
       entry
         ? checker.can.update(entry, field)
         : unconditional('create') && checker.can.create(undefined, field);
+    const may = (action: 'read' | 'publish') =>
+      entry ? checker.can[action](entry) : unconditional(action) && checker.can[action]();
     return {
-      mayRead: () => (entry ? checker.can.read(entry) : unconditional('read') && checker.can.read()),
+      mayRead: () => may('read'),
+      mayPublish: () => may('publish'),
       // The checker judges the data it sanitizes: the entry (its creator, its locale) with the values shown in it.
       async readable(values) {
         const shown = await checker.sanitizeOutput({ ...entry, ...values });

@@ -3,6 +3,7 @@ import type { ManagedEntryPanel } from '../contract/admin-api';
 import { documentsOf } from '../database/documents';
 import { RESOURCE_KINDS } from '../mapping/catalogue';
 import type { Resource } from '../resources';
+import type { ContentAccess } from './content-access';
 import type { LocaleScope } from './locales';
 import { getService } from '../plugin';
 import { attributesOfField } from './revisions';
@@ -65,15 +66,17 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /**
-     * The panel in `locale` (from `localeOf`, the one the admin's access was judged in);
-     * `readable` keeps what the admin may read of values (the Content Manager's field permissions).
+     * The panel in `locale` (from `localeOf`, the one the admin's `access` was judged in): only
+     * what the admin may read of values (the Content Manager's field permissions), and a waiting
+     * publish cancellable by whoever may publish the entry.
      */
     async panel(
       uid: string,
       documentId: string,
       locale: string | undefined,
-      readable: (values: Values) => Promise<Values>
+      access: ContentAccess
     ): Promise<ManagedEntryPanel> {
+      const { readable } = access;
       const resource = await managingResource(uid, documentId);
       if (!resource) return { managed: false };
       const at: LocaleScope = locale ? { locale } : {};
@@ -88,6 +91,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         managed: true,
         sourceId: await sourceIdOf(resource, documentId, at, readable),
         ...(scheduledAt ? { scheduledAt: scheduledAt.toISOString() } : {}),
+        mayCancelSchedule: Boolean(scheduledAt) && access.mayPublish(),
         lastDelivery: await getService(strapi, 'activity').latestFor(documentId),
         changedByEditors: await readableFieldNames(
           resource,

@@ -141,17 +141,20 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   /**
-   * Cancels the publish waiting for a post that an editor just published or unpublished by hand
-   * (through the Content Manager or any other caller of the Document Service that is not the
-   * plugin). In the editor's transaction when there is one; otherwise right after it committed.
+   * Cancels the publish waiting for the entry, reported with `reason`; returns whether one waited.
+   * One locale's cancel cancels that locale's schedule ('' without i18n); all locales' otherwise.
    */
-  async function cancelForEditor(uid: string, documentId: string, locale: unknown, action: string) {
+  async function cancelWaiting(
+    uid: string,
+    documentId: string,
+    locale: unknown,
+    reason: string
+  ): Promise<boolean> {
     const { name, column } = table();
     const sameEntry = knex()(name)
       .where(column('contentType'), uid)
       .where(column('entryDocumentId'), documentId)
       .whereNotNull(column('scheduledAt'));
-    // One locale's publish cancels that locale's schedule ('' without i18n); all locales' otherwise.
     const scoped =
       typeof locale === 'string' && locale !== '*'
         ? sameEntry.whereIn(column('entryLocale'), [locale, ''])
@@ -159,14 +162,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const cancelled: number = await strapi.db.transaction(({ trx }: Transaction) =>
       scoped.transacting(trx).update(settled())
     );
-    if (cancelled === 0) return;
+    if (cancelled === 0) return false;
     const what = `scheduled publish of ${describe(uid, documentId, typeof locale === 'string' ? locale : '')}`;
-    report(
-      documentId,
-      what,
-      'cancelled',
-      `scheduled publish cancelled: an editor ${action}ed the post by hand before its date`
-    );
+    report(documentId, what, 'cancelled', reason);
+    return true;
   }
 
   /**
@@ -287,11 +286,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           !isPluginWork() &&
           postsIn(uid)
         ) {
-          await cancelForEditor(
+          // In the editor's transaction when there is one; otherwise right after it committed.
+          await cancelWaiting(
             uid,
             documentId,
             (context.params as { locale?: unknown }).locale,
-            action
+            `scheduled publish cancelled: an editor ${action}ed the post by hand before its date`
           ).catch((error: Error) =>
             strapi.log.warn(
               `[${PLUGIN_ID}] could not cancel the scheduled publish of ${uid} ${documentId} after an editor's ${action}: ${error.message}`
@@ -301,6 +301,18 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         return result;
       });
     },
+
+    /**
+     * Cancels the entry's waiting publish at an admin's request from the Content Manager's side
+     * panel (the caller judged that the admin may publish the entry); false when none waited.
+     */
+    cancelByAdmin: (uid: string, documentId: string, locale: string | undefined, adminName: string) =>
+      cancelWaiting(
+        uid,
+        documentId,
+        locale,
+        `scheduled publish cancelled by ${adminName} in the Content Manager`
+      ),
 
     /** Publishes what is due now and then every `pollMs`; a start after downtime publishes what came due meanwhile. */
     start() {
