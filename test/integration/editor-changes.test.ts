@@ -287,6 +287,8 @@ describe(`editor changes on ${db}`, () => {
       sourceId: expect.stringMatching(/^editor-changes-/),
       lastDelivery: expect.objectContaining({ action: 'posts.update', outcome: 'success', entityId: id }),
       changedByEditors: ['excerpt', 'reading_time'],
+      // Nothing waits for its date: nothing to cancel.
+      mayCancelSchedule: false,
       revisions: [
         expect.objectContaining({ reason: 'update', fields: { title: { title: 'The editor’s title' } } }),
       ],
