@@ -279,7 +279,9 @@ async function main() {
       for (const name of DOCS_NAMES) {
         const target = path.join(DOCS_DIR, `${name}.png`);
         fs.copyFileSync(path.join(docsDraftDir, `${name}.png`), target);
-        console.log(`[e2e] Wrote ${path.relative(ROOT, target)} (${Math.round(fs.statSync(target).size / 1024)} KB)`);
+        console.log(
+          `[e2e] Wrote ${path.relative(ROOT, target)} (${Math.round(fs.statSync(target).size / 1024)} KB)`
+        );
       }
     }
   }

@@ -233,13 +233,6 @@ async function rest(baseUrl, token, route) {
   return { status: response.status, body: await response.json() };
 }
 
-const visibleText = (html) =>
-  html
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&amp;/g, '&')
-    .replace(/\s+/g, ' ')
-    .trim();
-
 /** The post the publisher sends: every kind of content the body can hold. */
 function fullPost(images) {
   const content = [

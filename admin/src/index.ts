@@ -1,10 +1,13 @@
+import type { StrapiApp } from '@strapi/strapi/admin';
 import { EntryPanel } from './components/EntryPanel';
 import { PERMISSIONS } from './constants';
 import { PLUGIN_ID } from './pluginId';
 import { prefixPluginTranslations } from './utils/prefixPluginTranslations';
 
+type ContentManagerApis = { addEditViewSidePanel(panels: Array<typeof EntryPanel>): void };
+
 export default {
-  register(app: any) {
+  register(app: StrapiApp) {
     app.registerPlugin({ id: PLUGIN_ID, name: 'Publish Bridge' });
     app.addSettingsLink('global', {
       id: PLUGIN_ID,
@@ -17,8 +20,10 @@ export default {
   },
 
   /** The side panel on the Content Manager's edit view of the entries the plugin manages. */
-  bootstrap(app: any) {
-    app.getPlugin('content-manager').apis.addEditViewSidePanel([EntryPanel]);
+  bootstrap(app: StrapiApp) {
+    // Strapi types every plugin's apis as unknown; this is the Content Manager's side-panel API.
+    const contentManager = app.getPlugin('content-manager').apis as ContentManagerApis;
+    contentManager.addEditViewSidePanel([EntryPanel]);
   },
 
   async registerTrads({ locales }: { locales: string[] }) {

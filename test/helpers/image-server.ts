@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import zlib from 'node:zlib';
+import sharp from 'sharp';
 
 /**
  * A stand-in for a publisher's image host, on loopback: real PNG and JPEG bytes, and the ways a
@@ -63,7 +64,6 @@ export const MEGAPIXEL_PNG_SIZE = { width: 1_000, height: 1_000 };
 export const ANIMATION_SIZE = { width: 500, height: 500, frames: 6 };
 
 async function makeAnimation(format: 'gif' | 'webp'): Promise<Buffer> {
-  const sharp = require('sharp');
   const { width, height, frames } = ANIMATION_SIZE;
   const pictures = await Promise.all(
     Array.from({ length: frames }, (_, index) =>
@@ -83,7 +83,6 @@ export const JPEG_SIZE = { width: 8, height: 6 };
 
 /** A real baseline JPEG, encoded by sharp (the image library Strapi's upload plugin itself uses). */
 async function makeJpeg(): Promise<Buffer> {
-  const sharp = require('sharp');
   return sharp(makePng(JPEG_SIZE.width, JPEG_SIZE.height)).jpeg({ quality: 90 }).toBuffer();
 }
 
@@ -136,7 +135,6 @@ const BROKEN_PIXELS_PNG = Buffer.concat([
 
 /** A 64 × 48 AVIF as sharp writes it. */
 async function makeAvif(): Promise<Buffer> {
-  const sharp = require('sharp');
   return sharp(makePng(64, 48)).avif().toBuffer();
 }
 

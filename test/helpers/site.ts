@@ -60,7 +60,8 @@ export async function startSite(
   const settings = { ...TEST_ENV, PUBLISH_BRIDGE_API_KEY: TEST_KEY, ...database.env, ...env };
   const previousEnv = Object.fromEntries(Object.keys(settings).map((name) => [name, process.env[name]]));
   applyEnv(settings);
-  const { createStrapi } = require('@strapi/strapi');
+  // Loaded here, not on import: files that only read this module's constants skip Strapi's load.
+  const { createStrapi } = await import('@strapi/strapi');
   const created: Core.Strapi = createStrapi({ appDir: EXAMPLE_DIR, distDir: EXAMPLE_DIR, autoReload: false });
   beforeLoad?.(created);
   const strapi: Core.Strapi = await created.load();

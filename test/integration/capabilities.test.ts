@@ -42,7 +42,13 @@ describe('capabilities as settings', () => {
 
     await settings().update({ capabilities: { 'posts.delete': false, authors: false } });
     const after = await site.send('POST', '/handshake', {});
-    expect(after.body.capabilities).toEqual(['blog_categories', 'products', 'product_categories', 'seo', 'pages.list']);
+    expect(after.body.capabilities).toEqual([
+      'blog_categories',
+      'products',
+      'product_categories',
+      'seo',
+      'pages.list',
+    ]);
 
     const id = await publish({ title: 'Kept while deletion is off' });
     const refused = await site.send('DELETE', `/posts/${id}`);
@@ -96,11 +102,18 @@ describe('blog categories', () => {
     });
     expect(created.status).toBe(200);
     const category = await documents(CATEGORY).findOne({ documentId: created.body.id });
-    expect(category).toMatchObject({ name: 'Guides', description: 'How-to articles', slug: 'guides-and-howtos' });
+    expect(category).toMatchObject({
+      name: 'Guides',
+      description: 'How-to articles',
+      slug: 'guides-and-howtos',
+    });
     expect(created.body.url).toBe('http://localhost:3000/blog/category/guides-and-howtos');
 
     const byName = await site.send('POST', '/blog-categories', { name: 'GUIDES' });
-    const bySlug = await site.send('POST', '/blog-categories', { name: 'Other name', slug: 'guides-and-howtos' });
+    const bySlug = await site.send('POST', '/blog-categories', {
+      name: 'Other name',
+      slug: 'guides-and-howtos',
+    });
     expect(byName.body.id).toBe(created.body.id);
     expect(bySlug.body.id).toBe(created.body.id);
     expect(await documents(CATEGORY).count({ filters: { name: { $eqi: 'guides' } } })).toBe(1);
@@ -113,14 +126,23 @@ describe('blog categories', () => {
     const stored = await documents(CATEGORY).findOne({ documentId: child.body.id, populate: ['parent'] });
     expect(stored.parent.documentId).toBe(parent.documentId);
 
-    const sibling = await site.send('POST', '/blog-categories', { name: 'Filter', parent: parent.documentId });
-    const storedSibling = await documents(CATEGORY).findOne({ documentId: sibling.body.id, populate: ['parent'] });
+    const sibling = await site.send('POST', '/blog-categories', {
+      name: 'Filter',
+      parent: parent.documentId,
+    });
+    const storedSibling = await documents(CATEGORY).findOne({
+      documentId: sibling.body.id,
+      populate: ['parent'],
+    });
     expect(storedSibling.parent.documentId).toBe(parent.documentId);
   });
 
   test('delete unlinks the category from its posts and children, which stay', async () => {
     const parent = await site.send('POST', '/blog-categories', { name: 'Retired' });
-    const child = await site.send('POST', '/blog-categories', { name: 'Retired child', parent: parent.body.id });
+    const child = await site.send('POST', '/blog-categories', {
+      name: 'Retired child',
+      parent: parent.body.id,
+    });
     const postId = await publish({ title: 'Filed under retired', categories: ['Retired', 'Kept'] });
 
     const reply = await site.send('DELETE', `/blog-categories/${parent.body.id}`);
@@ -128,7 +150,11 @@ describe('blog categories', () => {
 
     const post = await documents(POST).findOne({ documentId: postId, populate: ['categories'] });
     expect(post.categories.map((c: { name: string }) => c.name)).toEqual(['Kept']);
-    const published = await documents(POST).findOne({ documentId: postId, status: 'published', populate: ['categories'] });
+    const published = await documents(POST).findOne({
+      documentId: postId,
+      status: 'published',
+      populate: ['categories'],
+    });
     expect(published.categories.map((c: { name: string }) => c.name)).toEqual(['Kept']);
     const orphan = await documents(CATEGORY).findOne({ documentId: child.body.id, populate: ['parent'] });
     expect(orphan.parent).toBeNull();
@@ -165,7 +191,10 @@ describe('POST /authors', () => {
     });
     expect(await site.strapi.db.query('admin::role').count()).toBe(adminRolesBefore);
 
-    const sameEmail = await site.send('POST', '/authors', { display_name: 'J. Doe', email: 'jane.doe@EXAMPLE.com' });
+    const sameEmail = await site.send('POST', '/authors', {
+      display_name: 'J. Doe',
+      email: 'jane.doe@EXAMPLE.com',
+    });
     const sameUsername = await site.send('POST', '/authors', { username: 'JDOE' });
     expect(sameEmail.body.id).toBe(reply.body.id);
     expect(sameUsername.body.id).toBe(reply.body.id);
@@ -181,7 +210,10 @@ describe('POST /authors', () => {
   });
 
   test('a post naming an author created through /authors links to that author', async () => {
-    const author = await site.send('POST', '/authors', { display_name: 'Linked Writer', email: 'lw@example.com' });
+    const author = await site.send('POST', '/authors', {
+      display_name: 'Linked Writer',
+      email: 'lw@example.com',
+    });
     const postId = await publish({ title: 'By the linked writer', author: 'linked writer' });
     const post = await documents(POST).findOne({ documentId: postId, populate: ['author'] });
     expect(post.author.documentId).toBe(author.body.id);
@@ -192,14 +224,25 @@ describe('PUT /products/{id}', () => {
   let productId: string;
   beforeAll(async () => {
     const product = await documents(PRODUCT).create({
-      data: { name: 'Grinder', slug: 'grinder', price: 199.99, sku: 'GR-1', stock: 7, description: 'Old copy', type: 'simple' },
+      data: {
+        name: 'Grinder',
+        slug: 'grinder',
+        price: 199.99,
+        sku: 'GR-1',
+        stock: 7,
+        description: 'Old copy',
+        type: 'simple',
+      },
       status: 'published',
     });
     productId = product.documentId;
   });
 
   test('a content-only push changes the description and nothing else, price and stock included', async () => {
-    const before = await documents(PRODUCT).findOne({ documentId: productId, populate: ['categories', 'tags'] });
+    const before = await documents(PRODUCT).findOne({
+      documentId: productId,
+      populate: ['categories', 'tags'],
+    });
     const reply = await site.send('PUT', `/products/${productId}`, {
       description: '<p>New copy</p>',
       price: 1,
@@ -208,7 +251,10 @@ describe('PUT /products/{id}', () => {
     });
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ id: productId, url: 'http://localhost:3000/shop/grinder' });
-    const after = await documents(PRODUCT).findOne({ documentId: productId, populate: ['categories', 'tags'] });
+    const after = await documents(PRODUCT).findOne({
+      documentId: productId,
+      populate: ['categories', 'tags'],
+    });
     expect(after).toEqual({ ...before, description: '<p>New copy</p>', updatedAt: after.updatedAt });
     expect(Number(after.price)).toBeCloseTo(199.99);
     const published = await documents(PRODUCT).findOne({ documentId: productId, status: 'published' });
@@ -227,7 +273,10 @@ describe('PUT /products/{id}', () => {
       source_id: 'prod-77',
     });
     expect(reply.status).toBe(200);
-    const product = await documents(PRODUCT).findOne({ documentId: productId, populate: ['categories', 'tags'] });
+    const product = await documents(PRODUCT).findOne({
+      documentId: productId,
+      populate: ['categories', 'tags'],
+    });
     expect(product).toMatchObject({
       name: 'Burr Grinder',
       type: 'variable',
@@ -264,7 +313,10 @@ describe('product categories', () => {
       source_id: 'pc-1',
     });
     expect(first.status).toBe(200);
-    const bySource = await site.send('POST', '/product-categories', { name: 'Renamed Teas', source_id: 'pc-1' });
+    const bySource = await site.send('POST', '/product-categories', {
+      name: 'Renamed Teas',
+      source_id: 'pc-1',
+    });
     const byName = await site.send('POST', '/product-categories', { name: 'teas' });
     expect(bySource.body.id).toBe(first.body.id);
     expect(byName.body.id).toBe(first.body.id);
@@ -278,7 +330,13 @@ describe('product categories', () => {
     const all = await site.send('GET', '/product-categories?per_page=250');
     expect(all.status).toBe(200);
     expect(Array.isArray(all.body)).toBe(true);
-    expect(all.body).toContainEqual({ id: first.body.id, name: 'Teas', slug: 'teas', description: 'Loose leaf', parent: '' });
+    expect(all.body).toContainEqual({
+      id: first.body.id,
+      name: 'Teas',
+      slug: 'teas',
+      description: 'Loose leaf',
+      parent: '',
+    });
     for (const item of all.body) {
       expect(Object.keys(item).sort()).toEqual(['description', 'id', 'name', 'parent', 'slug']);
       for (const value of Object.values(item)) expect(typeof value).toBe('string');

@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import * as demoScript from '../../scripts/demo.js';
+import * as exampleSite from '../../scripts/lib/example-site.js';
 
 /**
  * The decisions `npm run demo` (and `npm run test:e2e`, through scripts/lib) takes before it starts Strapi: the secrets it writes on the first
@@ -16,7 +18,7 @@ type Demo = {
   adminBuildState(buildDir: string, hash: string): 'missing' | 'outdated' | 'current';
   ADMIN_HASH_FILE: string;
 };
-const demo: Demo = { ...require('../../scripts/demo.js'), ...require('../../scripts/lib/example-site.js') };
+const demo: Demo = { ...demoScript, ...exampleSite };
 
 // The exact dotenv Strapi loads example/.env with.
 const dotenv = createRequire(require.resolve('@strapi/core'))('dotenv');

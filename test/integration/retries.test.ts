@@ -45,7 +45,9 @@ const postsTitled = async (title: string) =>
 function postWithImages(title: string) {
   const run = randomBytes(4).toString('hex');
   const inline = [0, 1, 2, 3]
-    .map((index) => `<p>Part ${index}</p><img src="${images.url(`/images/retried-${run}-${index}.png`)}" alt="">`)
+    .map(
+      (index) => `<p>Part ${index}</p><img src="${images.url(`/images/retried-${run}-${index}.png`)}" alt="">`
+    )
     .join('');
   return JSON.stringify({
     title,
@@ -104,40 +106,43 @@ describe('an exact replay sent while the first request is still downloading its 
 // user of the site's own (see faults.test.ts), which this site does not use.
 const onPostgres = testDatabaseClient() === 'postgres' ? describe : describe.skip;
 
-onPostgres('a post with images whose write the database went away under (PostgreSQL only: MariaDB refuses connections per user)', () => {
-  it('answers 503, and runs when sent again once the database is back', async () => {
-    const faults = await connectDatabaseFaults(site.database);
-    try {
-      const title = `Database away ${randomBytes(4).toString('hex')}`;
-      const body = postWithImages(title);
-      const headers = signedHeaders(body);
-      // The images are imported (their transactions commit the receipt); then, as the post is
-      // created, the database goes away and stays away past the write's own retries.
-      let armed = true;
-      const unsubscribe = site.strapi.db.lifecycles.subscribe({
-        models: [storageOf(site.strapi, 'post').uid],
-        beforeCreate: async () => {
-          if (!armed) return;
-          armed = false;
-          await faults.refuseConnections();
-          await faults.killAll();
-        },
-      } as never);
-      let failed;
+onPostgres(
+  'a post with images whose write the database went away under (PostgreSQL only: MariaDB refuses connections per user)',
+  () => {
+    it('answers 503, and runs when sent again once the database is back', async () => {
+      const faults = await connectDatabaseFaults(site.database);
       try {
-        failed = await rawRequest(site.baseUrl, 'POST', `${PREFIX}/posts`, body, headers);
-      } finally {
-        (unsubscribe as unknown as () => void)();
-        await faults.allowConnections();
-      }
-      expect(failed.status).toBe(503);
+        const title = `Database away ${randomBytes(4).toString('hex')}`;
+        const body = postWithImages(title);
+        const headers = signedHeaders(body);
+        // The images are imported (their transactions commit the receipt); then, as the post is
+        // created, the database goes away and stays away past the write's own retries.
+        let armed = true;
+        const unsubscribe = site.strapi.db.lifecycles.subscribe({
+          models: [storageOf(site.strapi, 'post').uid],
+          beforeCreate: async () => {
+            if (!armed) return;
+            armed = false;
+            await faults.refuseConnections();
+            await faults.killAll();
+          },
+        } as never);
+        let failed;
+        try {
+          failed = await rawRequest(site.baseUrl, 'POST', `${PREFIX}/posts`, body, headers);
+        } finally {
+          (unsubscribe as unknown as () => void)();
+          await faults.allowConnections();
+        }
+        expect(failed.status).toBe(503);
 
-      const retried = await rawRequest(site.baseUrl, 'POST', `${PREFIX}/posts`, body, headers);
-      expect(retried).toMatchObject({ status: 200, body: { id: expect.any(String) } });
-      expect(await postsTitled(title)).toHaveLength(1);
-    } finally {
-      await faults.allowConnections();
-      await faults.end();
-    }
-  }, 120_000);
-});
+        const retried = await rawRequest(site.baseUrl, 'POST', `${PREFIX}/posts`, body, headers);
+        expect(retried).toMatchObject({ status: 200, body: { id: expect.any(String) } });
+        expect(await postsTitled(title)).toHaveLength(1);
+      } finally {
+        await faults.allowConnections();
+        await faults.end();
+      }
+    }, 120_000);
+  }
+);

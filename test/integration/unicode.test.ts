@@ -26,7 +26,9 @@ describe('Unicode in contract bodies', () => {
     const reply = await site.send('POST', '/posts', { title, content: '<p>Body.</p>', status: 'publish' });
     expect(reply).toMatchObject({ status: 200 });
     for (const status of ['draft', 'published'] as const) {
-      const stored = await site.strapi.documents(POST as never).findOne({ documentId: reply.body.id, status });
+      const stored = await site.strapi
+        .documents(POST as never)
+        .findOne({ documentId: reply.body.id, status });
       expect((stored as { title?: string } | null)?.title).toBe(`a${FAMILY.repeat(23)}`);
     }
   });

@@ -1,6 +1,7 @@
 import config from '../../server/src/config';
 
-const validate = (overrides: Record<string, unknown>) => () => config.validator({ ...config.default, ...overrides });
+const validate = (overrides: Record<string, unknown>) => () =>
+  config.validator({ ...config.default, ...overrides });
 
 describe('plugin config validation at boot', () => {
   test('the defaults are valid', () => {
@@ -13,11 +14,17 @@ describe('plugin config validation at boot', () => {
 
   test.each([
     [{ prefix: 'api/publish-bridge' }, /prefix: must be a path starting with "\/"/],
-    [{ prefix: '/api/publish-bridge/' }, /prefix: must be a path starting with "\/" and not ending with "\/"/],
+    [
+      { prefix: '/api/publish-bridge/' },
+      /prefix: must be a path starting with "\/" and not ending with "\/"/,
+    ],
     [{ bodyLimit: 10 }, /bodyLimit/],
     [{ timestampToleranceMs: '5 minutes' }, /timestampToleranceMs/],
     [{ capabilities: { 'posts.delete': true, comments: true } }, /capabilities/],
-    [{ urlTemplates: { post: 'https://example.com/blog/' } }, /urlTemplates\.post: must be an absolute http\(s\) URL containing \{slug\} or \{id\}/],
+    [
+      { urlTemplates: { post: 'https://example.com/blog/' } },
+      /urlTemplates\.post: must be an absolute http\(s\) URL containing \{slug\} or \{id\}/,
+    ],
     [{ timezone: 'Mars/Olympus' }, /timezone: must be an IANA time zone/],
     [{ richtextFormat: 'rtf' }, /richtextFormat/],
     [{ content: { maxBlocks: 0 } }, /content\.maxBlocks/],

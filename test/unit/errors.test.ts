@@ -6,6 +6,7 @@ import {
   notFound,
   parseBody,
 } from '../../server/src/contract/errors';
+import { parseJsonBody } from '../../server/src/utils/json-body';
 
 describe('ContractError', () => {
   it('carries the status and the message shown to the user', () => {
@@ -79,10 +80,11 @@ describe('parseBody', () => {
 });
 
 describe('a NUL character in the body', () => {
-  const { parseJsonBody } = require('../../server/src/utils/json-body');
   test('is refused with 400, as PostgreSQL cannot store it', () => {
     expect(() => parseJsonBody(Buffer.from('{"title":"a\\u0000b"}'))).toThrow(/NUL/);
-    expect(() => parseJsonBody(Buffer.from('{"tags":["ok","x\\u0000"]}'))).toThrow(expect.objectContaining({ status: 400 }));
+    expect(() => parseJsonBody(Buffer.from('{"tags":["ok","x\\u0000"]}'))).toThrow(
+      expect.objectContaining({ status: 400 })
+    );
     expect(parseJsonBody(Buffer.from('{"title":"a\\\\u0000b"}'))).toEqual({ title: 'a\\u0000b' });
   });
 });

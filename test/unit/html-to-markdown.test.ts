@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { DomUtils, parseDocument, Parser } from 'htmlparser2';
+import MarkdownIt from 'markdown-it';
 import { htmlToMarkdown } from '../../server/src/mapping/html-to-markdown';
 import { MAX_NESTING, parseHtml } from '../../server/src/mapping/html-to-blocks';
 import { fastestMs, flatDocumentOf } from '../helpers/timing';
@@ -55,9 +56,6 @@ describe('htmlToMarkdown: text stays text', () => {
 });
 
 // The Markdown renderer of Strapi's Content Manager, as a site's frontend would render the text.
-const MarkdownIt: new (options: { html: boolean }) => {
-  render(markdown: string): string;
-} = require('markdown-it');
 const renderer = new MarkdownIt({ html: true });
 
 /** The elements and attribute names of some HTML, e.g. `img[onerror]`, in document order. */

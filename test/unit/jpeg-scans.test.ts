@@ -1,3 +1,4 @@
+import sharp, { type JpegOptions } from 'sharp';
 import { countJpegScans, MAX_JPEG_SCANS } from '../../server/src/utils/jpeg-scans';
 import { jpegSegment, makeManyScanJpeg, makePng } from '../helpers/image-server';
 
@@ -7,8 +8,7 @@ const EOI = Buffer.from([0xff, 0xd9]);
 const scan = (data: number[]) =>
   Buffer.concat([jpegSegment(0xda, [1, 1, 0x00, 0, 63, 0]), Buffer.from(data)]);
 
-async function encode(options: Record<string, unknown>): Promise<Buffer> {
-  const sharp = require('sharp');
+async function encode(options: JpegOptions): Promise<Buffer> {
   return sharp(makePng(64, 48)).jpeg(options).toBuffer();
 }
 

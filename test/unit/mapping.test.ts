@@ -3,6 +3,7 @@ import path from 'node:path';
 import { DEFAULT_MAPPING } from '../../server/src/mapping/catalogue';
 import { fitNames, fitText, cutAtWordBoundary, maxLengthOf } from '../../server/src/mapping/fit';
 import config from '../../server/src/config';
+import examplePlugins from '../../example/config/plugins.js';
 import { unusedPluginTypes } from '../../server/src/mapping/unused-types';
 import {
   describeZone,
@@ -49,8 +50,7 @@ const exampleMapping = (variant: string): MappingConfig => {
     (name: string, fallback?: unknown) => (name === 'PUBLISH_BRIDGE_CONTENT_TYPES' ? variant : fallback),
     env
   );
-  return require('../../example/config/plugins.js')({ env: variantEnv })['publish-bridge'].config
-    .contentTypes;
+  return examplePlugins({ env: variantEnv })['publish-bridge'].config.contentTypes;
 };
 const SITE = exampleMapping('site');
 const TEMPLATE = exampleMapping('template');

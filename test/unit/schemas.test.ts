@@ -131,9 +131,9 @@ describe('lengths', () => {
   });
 
   it('accepts a long seo title (cut to fit later) and refuses an over-long reading time, naming the field', () => {
-    expect(parseBody(postCreateSchema, { ...minimalPost, seo: { title: 'x'.repeat(300) } }).seo?.title).toHaveLength(
-      300
-    );
+    expect(
+      parseBody(postCreateSchema, { ...minimalPost, seo: { title: 'x'.repeat(300) } }).seo?.title
+    ).toHaveLength(300);
     expect(refusal(postCreateSchema, { ...minimalPost, reading_time: 'x'.repeat(256) })).toContain(
       'reading_time:'
     );
@@ -181,8 +181,12 @@ describe('null, unknown and hostile fields', () => {
 
   it('refuses a lone UTF-16 surrogate in any string field, naming the field, and keeps whole pairs', () => {
     const broken = 'cut emoji \uD83D';
-    expect(refusal(postCreateSchema, { ...minimalPost, title: broken })).toMatch(/^Invalid request: title: .*surrogate/);
-    expect(refusal(postCreateSchema, { ...minimalPost, content: `<p>\uDE00</p>` })).toMatch(/^Invalid request: content: /);
+    expect(refusal(postCreateSchema, { ...minimalPost, title: broken })).toMatch(
+      /^Invalid request: title: .*surrogate/
+    );
+    expect(refusal(postCreateSchema, { ...minimalPost, content: `<p>\uDE00</p>` })).toMatch(
+      /^Invalid request: content: /
+    );
     expect(refusal(postCreateSchema, { ...minimalPost, seo: { keywords: ['ok', broken] } })).toMatch(
       /^Invalid request: seo\.keywords\.1: /
     );
