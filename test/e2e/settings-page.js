@@ -291,7 +291,9 @@ const settingsPageSteps = [
 
       // A restore overwrites the draft, so it asks first, naming the fields it will write.
       await page.getByRole('button', { name: 'Restore', exact: true }).click();
-      await page.getByText(/writes these fields into the entry’s draft, replacing what they hold now: title\./).waitFor();
+      await page
+        .getByText(/writes these fields into the entry’s draft, replacing what they hold now: title\./)
+        .waitFor();
       await screenshot('14-content-manager-restore-dialog');
       await page.getByRole('button', { name: 'Restore into the draft' }).click();
       await page.getByText('Restored into the draft. Publish it').waitFor();

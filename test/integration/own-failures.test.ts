@@ -1,5 +1,8 @@
 import { loginAs, type AdminClient } from '../helpers/admin-client';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { testDatabaseClient } from '../helpers/databases';
+import { startInstance } from '../helpers/instances';
+import { contractDate } from '../helpers/scheduling';
 import { TEST_KEY } from '../helpers/signing';
 import { startSite, type Site } from '../helpers/site';
 
@@ -89,29 +92,35 @@ const LOCK_STATEMENTS: Record<string, { lock: (table: string) => string; unlock?
 };
 const locking = LOCK_STATEMENTS[testDatabaseClient()];
 
+/** Holds `table` locked from another session of the site's database while `during` runs. */
+async function whileLocked(table: string, during: () => Promise<void>) {
+  await site.strapi.db.connection.transaction(async (holder) => {
+    await holder.raw(locking!.lock(table));
+    try {
+      await during();
+    } finally {
+      if (locking!.unlock) await holder.raw(locking!.unlock);
+    }
+  });
+}
+
 (locking ? test : test.skip)(
   'a table of the plugin locked by another session: 503 after the lock wait, nothing written',
   async () => {
     site.strapi.config.set('plugin::publish-bridge.lockTimeoutMs', 1_000);
     const table = site.strapi.db.metadata.get('plugin::publish-bridge.post').tableName;
-    const knex = site.strapi.db.connection;
-    await knex.transaction(async (holder) => {
-      await holder.raw(locking!.lock(table));
-      try {
-        const startedAt = Date.now();
-        const reply = await site.send('POST', '/posts', {
-          title: 'Behind a lock',
-          content: '<p>Body.</p>',
-          status: 'publish',
-          source_id: 'src-behind-lock',
-        });
-        expect(reply.status).toBe(503);
-        expect(reply.body.error).toContain('locked');
-        expect(Date.now() - startedAt).toBeLessThan(20_000);
-        expect((await fetch(`${site.baseUrl}/api/articles`)).status).toBe(200);
-      } finally {
-        if (locking!.unlock) await holder.raw(locking!.unlock);
-      }
+    await whileLocked(table, async () => {
+      const startedAt = Date.now();
+      const reply = await site.send('POST', '/posts', {
+        title: 'Behind a lock',
+        content: '<p>Body.</p>',
+        status: 'publish',
+        source_id: 'src-behind-lock',
+      });
+      expect(reply.status).toBe(503);
+      expect(reply.body.error).toContain('locked');
+      expect(Date.now() - startedAt).toBeLessThan(20_000);
+      expect((await fetch(`${site.baseUrl}/api/articles`)).status).toBe(200);
     });
     const written = await site.strapi
       .documents('plugin::publish-bridge.post')
@@ -126,6 +135,53 @@ const locking = LOCK_STATEMENTS[testDatabaseClient()];
     expect(again.status).toBe(200);
   },
   60_000
+);
+
+(locking ? test : test.skip)(
+  "an editor's publish while the plugin's schedule table is locked: done within the lock wait, the site's own work",
+  async () => {
+    site.strapi.config.set('plugin::publish-bridge.lockTimeoutMs', 1_000);
+    const scheduled = await site.send('POST', '/posts', {
+      title: 'Waits for its date',
+      content: '<p>Body.</p>',
+      status: 'publish',
+      date: contractDate(new Date(Date.now() + 3_600_000)),
+    });
+    expect(scheduled.status).toBe(200);
+    const table = site.strapi.db.metadata.get('plugin::publish-bridge.managed-entry').tableName;
+    await whileLocked(table, async () => {
+      // What the Content Manager's Publish button calls; the plugin's hook then cancels the waiting publish.
+      const published = site.strapi
+        .documents('plugin::publish-bridge.post')
+        .publish({ documentId: scheduled.body.id } as never);
+      const outcome = await Promise.race([
+        published.then(() => 'published'),
+        sleep(15_000).then(() => 'still waiting'),
+      ]);
+      expect(outcome).toBe('published');
+    });
+  },
+  60_000
+);
+
+(locking ? test : test.skip)(
+  'the site starts while a table of the plugin is locked by another session',
+  async () => {
+    const table = site.strapi.db.metadata.get('plugin::publish-bridge.activity-entry').tableName;
+    await whileLocked(table, async () => {
+      const instance = await Promise.race([
+        startInstance({ ...site.database.env, PUBLISH_BRIDGE_CONTENT_TYPES: 'plugin' }),
+        sleep(60_000).then(() => undefined),
+      ]);
+      expect(instance).toBeDefined();
+      try {
+        expect((await fetch(`${instance!.baseUrl}/api/articles`)).status).toBe(200);
+      } finally {
+        await instance!.stop();
+      }
+    });
+  },
+  120_000
 );
 
 test('a table of the plugin missing from the database: 503 naming it, nothing written, the site serves', async () => {

@@ -30,3 +30,28 @@ export async function limitLockWaits(
   }
   return async () => {};
 }
+
+/**
+ * Runs `work` in a transaction of its own whose lock waits are bounded as above: statements the
+ * plugin runs outside a request (the start's pruning, an editor's publish that cancels a waiting
+ * one) then never hang on a table another session keeps locked; the wait fails instead, and the
+ * caller logs it. Inside a caller's transaction the work joins it unbounded: a failed statement
+ * would abort the caller's work on PostgreSQL, which is not the plugin's to risk.
+ */
+export async function inBoundedTransaction<T>(
+  strapi: Core.Strapi,
+  lockTimeoutMs: number,
+  work: (trx: Trx) => Promise<T>
+): Promise<T> {
+  const bounded = !strapi.db.inTransaction();
+  // Strapi types the callback's promise as the answer itself; it resolves to what `work` did.
+  return (await strapi.db.transaction(async ({ trx }: { trx: Trx }) => {
+    const restore = bounded ? await limitLockWaits(strapi, trx, lockTimeoutMs) : async () => {};
+    try {
+      return await work(trx);
+    } finally {
+      // The session is the pool's: the server's default back, unless its connection is gone.
+      await restore().catch(() => {});
+    }
+  })) as T;
+}

@@ -13,6 +13,7 @@ import {
 import { fitColumn } from '../utils/column-text';
 import { pluginConfig } from '../plugin';
 import { rowsOf } from '../database/schemas';
+import { inBoundedTransaction } from '../database/lock-waits';
 
 const BATCH_WINDOW_MS = 200;
 const MAX_BATCH = 100;
@@ -178,11 +179,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     lastPruneAt = Date.now();
     writtenSincePrune = 0;
     try {
-      await query().deleteMany({
-        where: { receivedAt: { $lt: new Date(Date.now() - maxAgeDays * DAY_MS) } },
+      // Bounded: a start must not wait for ever behind a lock on the log's table (a VACUUM FULL).
+      await inBoundedTransaction(strapi, pluginConfig(strapi).lockTimeoutMs, async () => {
+        await query().deleteMany({
+          where: { receivedAt: { $lt: new Date(Date.now() - maxAgeDays * DAY_MS) } },
+        });
+        await keepNewest({ action: { $ne: UNAUTHENTICATED_ACTION } }, maxEntries);
+        await keepNewest({ action: UNAUTHENTICATED_ACTION }, refusalBudget(maxEntries));
       });
-      await keepNewest({ action: { $ne: UNAUTHENTICATED_ACTION } }, maxEntries);
-      await keepNewest({ action: UNAUTHENTICATED_ACTION }, refusalBudget(maxEntries));
     } catch (error) {
       strapi.log.warn(`[${PLUGIN_ID}] could not prune the activity log: ${(error as Error).message}`);
     }

@@ -7,6 +7,7 @@ import { documentsOf } from '../database/documents';
 import { contentTypeOf } from '../database/schemas';
 import { storedInstant, tableOf } from '../database/tables';
 import type { Knex, Trx } from '../database/knex';
+import { inBoundedTransaction } from '../database/lock-waits';
 import type { Resource } from '../resources';
 import type { LocaleScope } from './locales';
 import { entryOfScheduledPublish } from './activity';
@@ -159,7 +160,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       typeof locale === 'string' && locale !== '*'
         ? sameEntry.whereIn(column('entryLocale'), [locale, ''])
         : sameEntry;
-    const cancelled: number = await strapi.db.transaction(({ trx }: Transaction) =>
+    // Bounded: an editor's publish must not hang behind a lock on the plugin's table.
+    const cancelled: number = await inBoundedTransaction(strapi, pluginConfig(strapi).lockTimeoutMs, (trx) =>
       scoped.transacting(trx).update(settled())
     );
     if (cancelled === 0) return false;
