@@ -11,7 +11,7 @@
  * these is returned as it was sent, to the byte; otherwise only the offending elements and
  * opening tags are rewritten, the rest of the source is kept.
  */
-import { isTag, type ChildNode, type Element } from 'domhandler';
+import { hasChildren, isComment, isTag, type ChildNode, type Document, type Element } from 'domhandler';
 import { linearParser, MAX_ATTRIBUTES_PER_ELEMENT } from './html-parser';
 import { ExactSpanDomHandler } from './html-to-blocks';
 
@@ -131,6 +131,21 @@ class OpeningTagsHandler extends ExactSpanDomHandler {
   }
 }
 
+/**
+ * Where a tag left open at the end of `html` starts. Browsers and the parser drop it, but a page
+ * that prints the stored HTML inside its own markup would end it with the next `>` there, with its
+ * attributes live.
+ */
+function unfinishedTagAtEnd(html: string, root: Document): number | undefined {
+  const tail = /<[a-zA-Z/!?][^>]*$/.exec(html);
+  if (!tail) return undefined;
+  let last: ChildNode | Document = root;
+  while (hasChildren(last) && last.children.length > 0) last = last.children[last.children.length - 1];
+  // Read as text (in a raw-text element or a comment left open) when the last node reaches it.
+  const readTo = last === root ? -1 : (last as ChildNode).endIndex!;
+  return readTo < tail.index ? tail.index : undefined;
+}
+
 /** One change to the source: `[start, end)` replaced by `text`. */
 type Edit = { start: number; end: number; text: string };
 
@@ -152,6 +167,12 @@ export function safeHtml(html: string, policy: ContentSafetyPolicy): SafeHtml {
   // Iterative and in document order, so the edits come sorted and deep nesting costs no stack.
   const pending: ChildNode[] = [...handler.root.children].reverse();
   for (let node = pending.pop(); node; node = pending.pop()) {
+    // A browser ends a CDATA section (`<![CDATA[…>`) and a comment (`--!>`) at a `>` where
+    // htmlparser2 reads on: the markup after it would be live, unseen here.
+    if (isComment(node) && node.data.includes('>')) {
+      edits.push({ start: node.startIndex!, end: node.endIndex! + 1, text: '' });
+      dropped.add('a comment holding ">"');
+    }
     if (!isTag(node)) continue;
     if (REMOVED_ELEMENTS.has(node.name) && !isAllowedEmbed(node, policy)) {
       edits.push({ start: node.startIndex!, end: node.endIndex! + 1, text: '' });
@@ -172,6 +193,11 @@ export function safeHtml(html: string, policy: ContentSafetyPolicy): SafeHtml {
       edits.push({ start: node.startIndex!, end: openingTagEnd + 1, text });
     }
     for (let index = node.children.length - 1; index >= 0; index -= 1) pending.push(node.children[index]);
+  }
+  const unfinished = unfinishedTagAtEnd(html, handler.root);
+  if (unfinished !== undefined) {
+    edits.push({ start: unfinished, end: html.length, text: '' });
+    dropped.add('an unfinished tag at the end');
   }
   if (edits.length === 0) return { html, dropped: [] };
   let result = '';
