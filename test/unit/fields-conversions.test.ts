@@ -14,7 +14,7 @@ const htmlToBlocks = blocks.htmlToBlocks as jest.MockedFunction<typeof blocks.ht
  */
 const config = {
   richtextFormat: 'blocks',
-  content: { maxBlocks: 2_000, markdownTimeoutMs: 5_000 },
+  content: { maxBlocks: 2_000, markdownTimeoutMs: 5_000, allowedEmbedHosts: [] },
   media: { maxInlineImages: 20, concurrentDownloads: 4, importInlineImages: true },
 };
 const mediaService = { requestBudget: () => ({ remaining: Infinity }) };

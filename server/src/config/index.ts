@@ -142,10 +142,16 @@ export const pluginConfigSchema = z
      * Bounds the conversion of a request's HTML (Blocks, Markdown, dynamic-zone sections): past
      * `maxBlocks` blocks the rest is kept verbatim as one HTML block, and the parser reads at most
      * 25 nodes per allowed block. A conversion to Markdown runs on a worker thread and gets
-     * `markdownTimeoutMs`, past which the HTML is kept as it is.
+     * `markdownTimeoutMs`, past which the HTML is kept as it is. `allowedEmbedHosts`: the hosts
+     * whose https iframes the content-safety policy keeps live (see mapping/content-safety).
      */
     content: z
       .object({
+        allowedEmbedHosts: z.array(
+          z.string().regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/, {
+            error: 'must be a host name in lower case, without scheme or path, such as "www.youtube.com"',
+          })
+        ),
         maxBlocks: z.number().int().min(10).max(1_000_000),
         markdownTimeoutMs: z
           .number()
@@ -249,7 +255,7 @@ export default {
     revisions: { keepPerEntry: 20, keepDeleted: 1_000 },
     platform: { timeoutMs: 10_000, allowedHosts: [] },
     connectionTest: { timeoutMs: 10_000 },
-    content: { maxBlocks: 2_000, markdownTimeoutMs: 5_000 },
+    content: { maxBlocks: 2_000, markdownTimeoutMs: 5_000, allowedEmbedHosts: [] },
     scheduling: { enabled: true, pollMs: 30_000 },
     media: {
       allowedHosts: [],

@@ -638,7 +638,7 @@ const NESTED_TOO_DEEP = new WeakSet<Element>();
  * would swallow that token. End it right before that token instead: a fallback is then exactly the
  * element's own source.
  */
-class ExactSpanDomHandler extends DomHandler {
+export class ExactSpanDomHandler extends DomHandler {
   private position: { startIndex: number | null } = { startIndex: null };
 
   override onparserinit(parser: { startIndex: number | null; endIndex: number | null }): void {

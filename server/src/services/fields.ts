@@ -2,6 +2,7 @@ import type { Core } from '@strapi/strapi';
 import { publishDateToIso } from '../contract/dates';
 import type { Seo } from '../contract/schemas';
 import { FIELD_ROLES, IDENTIFIER_FIELDS, NAME_FIELD, type Adapter } from '../mapping/catalogue';
+import { safeHtml } from '../mapping/content-safety';
 import {
   blocksToPlainText,
   htmlToBlocks,
@@ -52,6 +53,10 @@ const markdownOnce = conversionCache<Promise<MarkdownConversion>>();
 /** The worker time each request's Markdown conversions share, keyed the same way. */
 const MARKDOWN_BUDGETS = new WeakMap<MediaMap, TimeBudget>();
 
+/** Each request's input with its HTML made safe, read by every step that converts or stores it. */
+type SafeInput = { input: ContractInput; notes: string[] };
+const safeInputs = new WeakMap<ContractInput, SafeInput>();
+
 /** Runs `work` on every item, at most `limit` at a time. */
 async function forEachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>) {
   let next = 0;
@@ -93,6 +98,30 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const transactions = (): { run<R>(work: (transaction: Transaction) => Promise<R>): Promise<R> } =>
     getService(strapi, 'transactions');
   const maxBlocks = (): number => config().content.maxBlocks;
+
+  /**
+   * `input` with each HTML field (content, descriptions) under the content-safety policy, made
+   * once per input: every form it is stored in (Blocks, Markdown, HTML) is converted from this.
+   * The notes name what the policy dropped, for the activity log.
+   */
+  function safeInput(resource: Resource, input: ContractInput): SafeInput {
+    let safe = safeInputs.get(input);
+    if (safe) return safe;
+    const policy = { allowedEmbedHosts: config().content.allowedEmbedHosts };
+    safe = { input: { ...input }, notes: [] };
+    for (const [field, role] of Object.entries(FIELD_ROLES[resource.kind])) {
+      const value = input[field];
+      if (role !== 'html' || typeof value !== 'string' || !resource.fields[field]) continue;
+      const { html, dropped } = safeHtml(value, policy);
+      safe.input[field] = html;
+      if (dropped.length > 0)
+        safe.notes.push(
+          `${field}: not stored, as a browser would run or load it (the content-safety policy): ${dropped.join(', ')}. The text around it was stored.`
+        );
+    }
+    safeInputs.set(input, safe);
+    return safe;
+  }
 
   /** `html` as Blocks whose images are not resolved yet. */
   const converted = (media: MediaMap, html: string): HtmlToBlocksResult =>
@@ -266,7 +295,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     async importMedia(resource: Resource, input: ContractInput): Promise<MediaMap> {
       const { maxInlineImages, concurrentDownloads } = config().media;
       const media: MediaMap = new Map();
-      const { named, inline } = wantedImages(resource, input, media);
+      const { named, inline } = wantedImages(resource, safeInput(resource, input).input, media);
       for (const [src] of inline.slice(maxInlineImages)) {
         media.set(src, { ok: false, reason: 'over media.maxInlineImages', overLimit: true });
       }
@@ -308,12 +337,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       current?: Record<string, unknown> | null
     ): Promise<WriteResult> {
       const data: Record<string, unknown> = {};
-      const notes: string[] = [];
+      const { input: safe, notes: policyNotes } = safeInput(resource, input);
+      const notes = [...policyNotes];
       const attributesOf: Record<string, string[]> = {};
       for (const [field, target] of Object.entries(resource.fields)) {
-        const value = input[field];
+        const value = safe[field];
         if (value === undefined || field === 'slug') continue;
-        const write = { transaction, resource, input, media, current, field, target, value, notes };
+        const write = { transaction, resource, input: safe, media, current, field, target, value, notes };
         const values = await adapters[target.adapter](write);
         attributesOf[field] = Object.keys(values);
         Object.assign(data, values);
@@ -380,8 +410,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           conversions.push(convertedToMarkdown(media, html));
       };
       const imported = (src: string) => media.get(src)?.ok === true;
+      const safe = safeInput(resource, input).input;
       for (const [field, target] of Object.entries(resource.fields)) {
-        const value = input[field];
+        const value = safe[field];
         if (typeof value !== 'string') continue;
         if (target.adapter === 'text') convert(field, target, value);
         if (target.adapter === 'dynamicZone' && target.zone!.text.attributeType !== 'blocks') {
