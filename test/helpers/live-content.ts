@@ -4,11 +4,14 @@
  */
 import { DomUtils, parseDocument } from 'htmlparser2';
 import { isTag, type Element } from 'domhandler';
+import MarkdownIt from 'markdown-it';
 
 /** A scheme as a browser reads it: entities decoded (by the parser), controls and spaces ignored. */
+// eslint-disable-next-line no-control-regex -- browsers skip control characters in a scheme: so does this
 const schemeOf = (url: string) => /^([^/?#]*?):/.exec(url.replace(/[\u0000-\u0020]/g, ''))?.[1].toLowerCase();
 const RUNNABLE_SCHEMES = new Set(['javascript', 'vbscript', 'data']);
 const isRasterDataImage = (url: string) =>
+  // eslint-disable-next-line no-control-regex -- as schemeOf: control characters are skipped
   /^data:image\/(png|jpeg|gif|webp|avif);/i.test(url.replace(/[\u0000-\u0020]/g, ''));
 
 const LIVE_ELEMENTS = new Set([
@@ -56,8 +59,6 @@ export function liveBlockUrls(blocks: unknown): string[] {
   return urls.filter((url) => RUNNABLE_SCHEMES.has(schemeOf(url) ?? '') && !isRasterDataImage(url));
 }
 
-// markdown-it has no type declarations here; the one call the tests make is typed.
-const MarkdownIt: new (options: { html: boolean }) => { render(markdown: string): string } = require('markdown-it');
 /** A CommonMark renderer that passes HTML through, as a frontend showing the Markdown does. */
 export const markdownRenderer = new MarkdownIt({ html: true });
 /** An HTML field that held nothing but what the policy drops is stored empty (null). */
@@ -66,4 +67,3 @@ export const live = (output: 'blocks' | 'html' | 'markdown', value: unknown): st
   const text = (value as string | null) ?? '';
   return liveParts(output === 'markdown' ? markdownRenderer.render(text) : text);
 };
-

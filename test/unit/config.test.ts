@@ -28,7 +28,10 @@ describe('plugin config validation at boot', () => {
     [{ timezone: 'Mars/Olympus' }, /timezone: must be an IANA time zone/],
     [{ richtextFormat: 'rtf' }, /richtextFormat/],
     [{ content: { maxBlocks: 0 } }, /content\.maxBlocks/],
-    [{ content: { allowedEmbedHosts: ['https://www.youtube.com/'] } }, /content\.allowedEmbedHosts\.0: must be a host name in lower case/],
+    [
+      { content: { allowedEmbedHosts: ['https://www.youtube.com/'] } },
+      /content\.allowedEmbedHosts\.0: must be a host name in lower case/,
+    ],
     [{ media: { ...config.default.media, maxPixels: 300_000_000 } }, /media\.maxPixels/],
     [{ media: { ...config.default.media, maxPixelsPerRequest: 1000 } }, /media\.maxPixelsPerRequest/],
     [{ media: { ...config.default.media, maxPixelsDecodingAtOnce: 1000 } }, /media\.maxPixelsDecodingAtOnce/],

@@ -155,10 +155,19 @@ describe('content.allowedEmbedHosts', () => {
   it.each([
     ['an unlisted host', '<iframe src="https://evil.example/embed/abc"></iframe>'],
     ['plain http', '<iframe src="http://www.youtube.com/embed/abc"></iframe>'],
-    ['a host that only starts like a listed one', '<iframe src="https://www.youtube.com.evil.example/x"></iframe>'],
+    [
+      'a host that only starts like a listed one',
+      '<iframe src="https://www.youtube.com.evil.example/x"></iframe>',
+    ],
     ['a listed host named in the path', '<iframe src="https://evil.example/www.youtube.com/x"></iframe>'],
-    ['a listed host with srcdoc', '<iframe src="https://www.youtube.com/embed/abc" srcdoc="<script>alert(1)</script>"></iframe>'],
-    ['a listed host with an event handler', '<iframe src="https://www.youtube.com/embed/abc" onload="alert(1)"></iframe>'],
+    [
+      'a listed host with srcdoc',
+      '<iframe src="https://www.youtube.com/embed/abc" srcdoc="<script>alert(1)</script>"></iframe>',
+    ],
+    [
+      'a listed host with an event handler',
+      '<iframe src="https://www.youtube.com/embed/abc" onload="alert(1)"></iframe>',
+    ],
   ])('drops %s', async (_name, html) => {
     config.content.allowedEmbedHosts = ['www.youtube.com'];
     const value = (await storedAs('html', html)) as string;

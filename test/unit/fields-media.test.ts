@@ -6,7 +6,9 @@ import type { Resource } from '../../server/src/resources';
  * How a media attribute is written from imported images. Only the plugin config is read on
  * this path, so a site stand-in that answers it is enough.
  */
-const site = { config: { get: () => ({ media: { maxInlineImages: 20 }, content: { allowedEmbedHosts: [] } }) } } as never;
+const site = {
+  config: { get: () => ({ media: { maxInlineImages: 20 }, content: { allowedEmbedHosts: [] } }) },
+} as never;
 
 const product: Resource = {
   kind: 'product',
