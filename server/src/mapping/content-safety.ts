@@ -11,9 +11,8 @@
  * these is returned as it was sent, to the byte; otherwise only the offending elements and
  * opening tags are rewritten, the rest of the source is kept.
  */
-import { hasChildren, isComment, isTag, type ChildNode, type Document, type Element } from 'domhandler';
+import type { Handler } from 'htmlparser2';
 import { linearParser, MAX_ATTRIBUTES_PER_ELEMENT } from './html-parser';
-import { ExactSpanDomHandler } from './html-to-blocks';
 
 export interface ContentSafetyPolicy {
   /** Hosts whose https iframes (a YouTube or Vimeo player) are kept live. */
@@ -110,46 +109,14 @@ function droppedAttribute(element: string, name: string, value: string): string 
 }
 
 /** An iframe the site opted in to: https, on a listed host (the URL's own host, not its path). */
-function isAllowedEmbed(element: Element, policy: ContentSafetyPolicy): boolean {
-  if (element.name !== 'iframe' || element.attribs.src === undefined) return false;
+function isAllowedEmbed(name: string, attribs: Record<string, string>, policy: ContentSafetyPolicy): boolean {
+  if (name !== 'iframe' || attribs.src === undefined) return false;
   try {
-    const url = new URL(element.attribs.src);
+    const url = new URL(attribs.src);
     return url.protocol === 'https:' && !url.username && policy.allowedEmbedHosts.includes(url.hostname);
   } catch {
     return false;
   }
-}
-
-/** Where each element's opening tag ends (its `>`), which the tree does not record. */
-class OpeningTagsHandler extends ExactSpanDomHandler {
-  readonly openingTagEnd = new WeakMap<Element, number>();
-  private reading: { endIndex: number | null } = { endIndex: null };
-
-  override onparserinit(parser: { startIndex: number | null; endIndex: number | null }): void {
-    super.onparserinit(parser);
-    this.reading = parser;
-  }
-
-  override onopentag(name: string, attribs: Record<string, string>): void {
-    super.onopentag(name, attribs);
-    const element = this.tagStack[this.tagStack.length - 1];
-    if (isTag(element)) this.openingTagEnd.set(element, this.reading.endIndex!);
-  }
-}
-
-/**
- * Where a tag left open at the end of `html` starts. Browsers and the parser drop it, but a page
- * that prints the stored HTML inside its own markup would end it with the next `>` there, with its
- * attributes live.
- */
-function unfinishedTagAtEnd(html: string, root: Document): number | undefined {
-  const tail = /<[a-zA-Z/!?][^>]*$/.exec(html);
-  if (!tail) return undefined;
-  let last: ChildNode | Document = root;
-  while (hasChildren(last) && last.children.length > 0) last = last.children[last.children.length - 1];
-  // Read as text (in a raw-text element or a comment left open) when the last node reaches it.
-  const readTo = last === root ? -1 : (last as ChildNode).endIndex!;
-  return readTo < tail.index ? tail.index : undefined;
 }
 
 /** One change to the source: `[start, end)` replaced by `text`. */
@@ -163,54 +130,129 @@ export interface SafeHtml {
   dropped: string[];
 }
 
-/** `html` with nothing live left but the embeds `policy` allows (see the module's comment). */
-export function safeHtml(html: string, policy: ContentSafetyPolicy): SafeHtml {
-  const options = { decodeEntities: true, withStartIndices: true, withEndIndices: true };
-  const handler = new OpeningTagsHandler(undefined, options);
-  linearParser(handler, options).end(html);
-  const edits: Edit[] = [];
-  const dropped = new Set<string>();
-  // Iterative and in document order, so the edits come sorted and deep nesting costs no stack.
-  const pending: ChildNode[] = [...handler.root.children].reverse();
-  for (let node = pending.pop(); node; node = pending.pop()) {
-    // A browser ends a CDATA section (`<![CDATA[…>`) and a comment (`--!>`) at a `>` where
-    // htmlparser2 reads on: the markup after it would be live, unseen here.
-    if (isComment(node) && node.data.includes('>')) {
-      edits.push({ start: node.startIndex!, end: node.endIndex! + 1, text: '' });
-      dropped.add('a comment holding ">"');
+/**
+ * Reads the HTML as a stream of tags, never as a tree: a 10 MB body of small elements would make
+ * a tree of several hundred MB, while this keeps the names of the open elements and the edits.
+ */
+class SafetyScanner implements Partial<Handler> {
+  readonly edits: Edit[] = [];
+  readonly dropped = new Set<string>();
+  /** Set once the whole source was read: elements closed then run to its end. */
+  ending = false;
+  /** How far the source was read as tags, text or comments (a tag left unfinished is not read). */
+  readTo = -1;
+  private depth = 0;
+  /** The element being removed with all it holds: its depth and where it starts. */
+  private removing: { depth: number; start: number } | undefined;
+  private position: { startIndex: number; endIndex: number } = { startIndex: 0, endIndex: 0 };
+
+  constructor(
+    private readonly policy: ContentSafetyPolicy,
+    private readonly length: number
+  ) {}
+
+  onparserinit(parser: { startIndex: number; endIndex: number }): void {
+    this.position = parser;
+  }
+
+  onopentag(name: string, attribs: Record<string, string>): void {
+    this.depth += 1;
+    this.read();
+    if (this.removing) return;
+    const { startIndex, endIndex } = this.position;
+    if (REMOVED_ELEMENTS.has(name) && !isAllowedEmbed(name, attribs, this.policy)) {
+      this.removing = { depth: this.depth, start: startIndex };
+      this.dropped.add(`<${name}>`);
+      return;
     }
-    if (!isTag(node)) continue;
-    if (REMOVED_ELEMENTS.has(node.name) && !isAllowedEmbed(node, policy)) {
-      edits.push({ start: node.startIndex!, end: node.endIndex! + 1, text: '' });
-      dropped.add(`<${node.name}>`);
-      continue;
-    }
-    const attributes = Object.entries(node.attribs);
-    const kept = attributes.filter(([name, value]) => {
-      const why = droppedAttribute(node.name, name, value);
-      if (why) dropped.add(why);
+    const attributes = Object.entries(attribs);
+    const kept = attributes.filter(([attribute, value]) => {
+      const why = droppedAttribute(name, attribute, value);
+      if (why) this.dropped.add(why);
       return !why;
     });
     // At the parser's limit the source may hold attributes past it, unread: the tag is written anew.
     const mayHoldUnread = attributes.length >= MAX_ATTRIBUTES_PER_ELEMENT;
-    const openingTagEnd = handler.openingTagEnd.get(node);
-    if ((kept.length < attributes.length || mayHoldUnread) && openingTagEnd !== undefined) {
-      const text = `<${node.name}${kept.map(([name, value]) => ` ${name}="${escapeAttribute(value)}"`).join('')}>`;
-      edits.push({ start: node.startIndex!, end: openingTagEnd + 1, text });
+    if (kept.length < attributes.length || mayHoldUnread) {
+      const text = `<${name}${kept.map(([attribute, value]) => ` ${attribute}="${escapeAttribute(value)}"`).join('')}>`;
+      this.edits.push({ start: startIndex, end: endIndex + 1, text });
     }
-    for (let index = node.children.length - 1; index >= 0; index -= 1) pending.push(node.children[index]);
   }
-  const unfinished = unfinishedTagAtEnd(html, handler.root);
+
+  onclosetag(_name: string, isImplied: boolean): void {
+    const removing = this.removing;
+    if (removing && this.depth === removing.depth) {
+      this.removing = undefined;
+      this.edits.push({ start: removing.start, end: this.endOfClosed(removing.start, isImplied), text: '' });
+    }
+    this.depth -= 1;
+    // The elements still open at the end are closed with the position of the last token.
+    if (!this.ending) this.read();
+  }
+
+  /**
+   * Where an element that closes now ends: after its end tag; before the token that closed it
+   * implicitly (a parent's end tag); at its own `>` for a void element; at the source's end for
+   * one still open there.
+   */
+  private endOfClosed(start: number, isImplied: boolean): number {
+    if (this.ending) return this.length;
+    const { startIndex, endIndex } = this.position;
+    return isImplied && startIndex > start ? startIndex : endIndex + 1;
+  }
+
+  ontext(): void {
+    this.read();
+  }
+
+  oncomment(data: string): void {
+    this.read();
+    // A browser ends a CDATA section (`<![CDATA[…>`) and a comment (`--!>`) at a `>` where
+    // htmlparser2 reads on: the markup after it would be live, unseen here.
+    if (this.removing || !data.includes('>')) return;
+    this.edits.push({ start: this.position.startIndex, end: this.position.endIndex + 1, text: '' });
+    this.dropped.add('a comment holding ">"');
+  }
+
+  private read() {
+    this.readTo = Math.max(this.readTo, this.position.endIndex);
+  }
+}
+
+/**
+ * Where a tag left open at the end of `html` starts, unless it was read as text (in a raw-text
+ * element or a comment left open). Browsers and the parser drop it, but a page that prints the
+ * stored HTML inside its own markup would end it with the next `>` there, with its attributes live.
+ */
+function unfinishedTagAtEnd(html: string, readTo: number): number | undefined {
+  const tail = /<[a-zA-Z/!?][^>]*$/.exec(html);
+  return tail && readTo < tail.index ? tail.index : undefined;
+}
+
+/** `html` with nothing live left but the embeds `policy` allows (see the module's comment). */
+export function safeHtml(html: string, policy: ContentSafetyPolicy): SafeHtml {
+  const options = { decodeEntities: true };
+  const scanner = new SafetyScanner(policy, html.length);
+  const parser = linearParser(scanner, options);
+  parser.write(html);
+  scanner.ending = true;
+  parser.end();
+  // Edits come in document order, but a removed element's edit is known at its end, after those
+  // of the elements before it closed: sorted by where they start.
+  const edits = scanner.edits.sort((first, second) => first.start - second.start);
+  const unfinished = unfinishedTagAtEnd(html, scanner.readTo);
   if (unfinished !== undefined) {
     edits.push({ start: unfinished, end: html.length, text: '' });
-    dropped.add('an unfinished tag at the end');
+    scanner.dropped.add('an unfinished tag at the end');
   }
   if (edits.length === 0) return { html, dropped: [] };
   let result = '';
   let from = 0;
   for (const edit of edits) {
+    // Inside what an edit before it removed: a tag left unfinished in an element open to the end.
+    if (edit.start < from) continue;
     result += html.slice(from, edit.start) + edit.text;
     from = edit.end;
   }
-  return { html: result + html.slice(from), dropped: [...dropped] };
+  return { html: result + html.slice(from), dropped: [...scanner.dropped] };
 }
