@@ -18,6 +18,15 @@ export const indexName = (table: string, label: string) => {
   return `${table.slice(0, MAX_INDEX_NAME - digest.length - 8)}_${digest}_pb_idx`;
 };
 
+/**
+ * Whether `name` is one `indexName` gives an index on `table`: the plugin's on that table under
+ * whatever mapping made it, while an index a site named `…_pb_idx` some other way is the site's.
+ */
+export const isPluginIndexName = (table: string, name: string) =>
+  name.endsWith('_pb_idx') &&
+  (name.startsWith(`${table}_`) ||
+    (name.startsWith(`${table.slice(0, MAX_INDEX_NAME - 20)}_`) && /_[0-9a-f]{12}_pb_idx$/.test(name)));
+
 /** True when some index of the table starts with the wanted columns, in order: it serves the same reads. */
 export async function hasIndex(strapi: Core.Strapi, { table, columns }: WantedIndex): Promise<boolean> {
   const indexes = (await strapi.db.dialect.schemaInspector.getIndexes(table)) as SchemaIndex[];

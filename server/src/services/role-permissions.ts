@@ -52,6 +52,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   /** A remembering the watch has asked for and not yet run. */
   let pending: NodeJS.Timeout | undefined;
+  /** Set by an uninstall: nothing is remembered again until the next start. */
+  let forgotten = false;
 
   const rememberLogged = () =>
     service
@@ -87,7 +89,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * remembering that would lose what the next start with the plugin gives back.
      */
     async remember(): Promise<void> {
-      if (await startedWithout()) return;
+      if (forgotten || (await startedWithout())) return;
       await store().set({ ...MEMORY, value: await current() });
     },
 
@@ -135,6 +137,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         models: ['admin::permission'],
         ...Object.fromEntries(CHANGES.map((event) => [event, afterCommit])),
       });
+    },
+
+    /** Forgets the roles for good (an uninstall deletes the memory): a change still waiting is dropped. */
+    forget(): void {
+      forgotten = true;
+      clearTimeout(pending);
+      pending = undefined;
     },
 
     /** Remembers a change still waiting for its moment: Strapi stops, and the memory must be current. */

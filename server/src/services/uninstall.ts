@@ -1,8 +1,7 @@
 import type { Core } from '@strapi/strapi';
 import { PLUGIN_ID } from '../constants';
-import { dropPluginIndex, pluginIndexes } from '../database/indexes';
+import { dropPluginIndex, isPluginIndexName, pluginIndexes } from '../database/indexes';
 import { getService } from '../plugin';
-import { tableOf } from '../database/tables';
 
 export type UninstallReport = { tables: string[]; indexes: string[]; settings: number };
 
@@ -17,23 +16,19 @@ export type UninstallReport = { tables: string[]; indexes: string[]; settings: n
  * Media Library, stay: they are the site's content.
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  /** The tables the plugin indexes: its own and those of the site's types it writes into, not any other a site has. */
-  function indexedTables(): Set<string> {
-    const mapped = Object.values(getService(strapi, 'mapping').resolve().resources);
-    return new Set([
-      ...getService(strapi, 'kept-tables').tables(),
-      ...mapped.map(({ uid }) => tableOf(strapi, uid).name),
-    ]);
-  }
-
   return {
     async prepare(): Promise<UninstallReport> {
       getService(strapi, 'availability').outOfService(
         'uninstall',
         `${PLUGIN_ID} is being removed from this site: it no longer accepts requests.`
       );
-      const indexes = (await pluginIndexes(strapi)).filter(({ table }) => indexedTables().has(table));
+      // Every table's, not only those mapped now: an index made under an earlier mapping is the plugin's too.
+      const indexes = (await pluginIndexes(strapi)).filter(({ table, name }) =>
+        isPluginIndexName(table, name)
+      );
       for (const index of indexes) await dropPluginIndex(strapi, index);
+      // Before the rows go: a remembering still waiting, or run as Strapi stops, would write one back.
+      getService(strapi, 'role-permissions').forget();
       const { count } = await strapi.db
         .query('strapi::core-store')
         .deleteMany({ where: { key: { $startsWith: `plugin_${PLUGIN_ID}_` } } });
