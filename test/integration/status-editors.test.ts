@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { chooseEditorChangePolicy, loginAs, type AdminClient } from '../helpers/admin-client';
 import { testDatabaseClient } from '../helpers/databases';
 import { latestActivityNotes } from '../helpers/inspect';
+import { contractDate, waitPast } from '../helpers/scheduling';
 import { startSite, type Site } from '../helpers/site';
 
 /**
@@ -148,6 +149,18 @@ describe(`a platform's status and an editor's draft on ${db}`, () => {
     expect(unpublished.status).toBe(200);
 
     const notes = await update(id, { excerpt: 'New platform excerpt', status: 'publish' });
+
+    expect(await version(id, 'published')).toBeNull();
+    expect(notes).toEqual(expect.arrayContaining([expect.stringMatching(UNPUBLISHED)]));
+  });
+
+  test("policy keep: a publish at a later date after an editor's unpublish is held too, never published at its date", async () => {
+    await chooseEditorChangePolicy(editor, 'keep');
+    const id = await postAnEditorUnpublished();
+    const due = new Date(Math.ceil((Date.now() + 1_500) / 1000) * 1000);
+
+    const notes = await update(id, { status: 'publish', date: contractDate(due) });
+    await waitPast(site, due);
 
     expect(await version(id, 'published')).toBeNull();
     expect(notes).toEqual(expect.arrayContaining([expect.stringMatching(UNPUBLISHED)]));

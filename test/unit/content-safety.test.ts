@@ -1,4 +1,5 @@
 import { DomUtils, parseDocument } from 'htmlparser2';
+import { safeHtml } from '../../server/src/mapping/content-safety';
 import { htmlToMarkdown } from '../../server/src/mapping/html-to-markdown';
 import fields from '../../server/src/services/fields';
 import type { Resource } from '../../server/src/resources';
@@ -176,4 +177,36 @@ describe('content.allowedEmbedHosts', () => {
     expect(kept.filter((part) => part !== '<iframe>')).toEqual([]);
     if (iframe) expect(iframe.attribs.src).toMatch(/^https:\/\/www\.youtube\.com\//);
   });
+});
+
+describe('a cut that joins the text around it into a tag (attack review of issue 38)', () => {
+  const policy = { allowedEmbedHosts: [] };
+  test.each([
+    '<p>a<<script>x</script>img src=x onerror=alert(1)></p>',
+    '<p>b<<style></style>a href="javascript:alert(2)">c</a></p>',
+    '<p>a<<!-- > -->img src=x onerror=alert(1)></p>',
+    '<p>a<<iframe src="https://evil.example/"></iframe>svg/onload=alert(1)></p>',
+    '<p><<<script></script>script></script>img src=x onerror=alert(1)></p>',
+  ])('%s keeps nothing live', (html) => {
+    const { html: safe } = safeHtml(html, policy);
+    expect(safe).not.toMatch(/<(img|svg|script|a)\b[^>]*(onerror|onload|javascript:)/i);
+    expect(safeHtml(safe, policy).html).toBe(safe);
+  });
+
+  test('a <title> or <textarea>, whose content a browser may read as markup, is dropped', () => {
+    const { html } = safeHtml('<select><title></select><img src=x onerror=alert(1)></title>', policy);
+    expect(html).not.toMatch(/onerror/);
+    expect(safeHtml('<textarea><img src=x onerror=alert(1)></textarea>', policy).html).not.toMatch(/onerror/);
+  });
+});
+
+test('a link whose scheme hides behind an entity stays a relative link in Markdown, as the policy read it', async () => {
+  const markdown = htmlToMarkdown(
+    '<p><a href="javascript&amp;colon;alert(1)">x</a> <a href="/a?b=1&amp;c=2">y</a></p>',
+    { maxBlocks: 100 }
+  ).markdown;
+  const rendered = markdownRenderer.render(markdown);
+  expect(rendered).not.toMatch(/href="javascript:/i);
+  expect(markdown).toContain('javascript&amp;colon;');
+  expect(rendered).toContain('href="/a?b=1&amp;c=2"');
 });

@@ -38,6 +38,10 @@ const REMOVED_ELEMENTS = new Set([
   // SVG and MathML carry scripts, handlers and animated `href`s of their own.
   'svg',
   'math',
+  // htmlparser2 reads their content as text, a browser as markup inside a <select>: the two
+  // would disagree on what is live.
+  'title',
+  'textarea',
   // Their content is text to a browser with scripts on and markup to others: see html-parser.
   'noscript',
   'noembed',
@@ -229,8 +233,32 @@ function unfinishedTagAtEnd(html: string, readTo: number): number | undefined {
   return tail && readTo < tail.index ? tail.index : undefined;
 }
 
-/** `html` with nothing live left but the embeds `policy` allows (see the module's comment). */
+/** Passes after which HTML that still changes is kept as text: a removal made a new tag each time. */
+const MAX_PASSES = 4;
+
+const asText = (html: string) => html.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/**
+ * `html` with nothing live left but the embeds `policy` allows (see the module's comment). A cut
+ * joins the text around it, which can make a tag of its own (`a<<script></script>img onerror…>`):
+ * the result is read again until nothing changes; HTML still changing after MAX_PASSES is stored
+ * as text.
+ */
 export function safeHtml(html: string, policy: ContentSafetyPolicy): SafeHtml {
+  const dropped = new Set<string>();
+  let current = html;
+  for (let pass = 0; pass < MAX_PASSES; pass += 1) {
+    const once = safeHtmlOnce(current, policy);
+    if (once.html === current) return { html: current, dropped: [...dropped] };
+    once.dropped.forEach((what) => dropped.add(what));
+    current = once.html;
+  }
+  dropped.add('markup that made new tags each time some was removed (kept as text)');
+  return { html: asText(current), dropped: [...dropped] };
+}
+
+/** One reading of `html`: what it drops, and the source with those parts cut out or rewritten. */
+function safeHtmlOnce(html: string, policy: ContentSafetyPolicy): SafeHtml {
   const options = { decodeEntities: true };
   const scanner = new SafetyScanner(policy, html.length);
   const parser = linearParser(scanner, options);

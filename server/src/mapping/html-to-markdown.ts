@@ -42,10 +42,15 @@ turndown.escape = (text: string) => asLiteralText(escapeMarkdownSyntax(text));
  * A link or image destination whose every character stays inside it. Turndown escapes brackets
  * but not a backslash: a URL ending in `\` escaped the closing `)`, the link syntax failed, and
  * its title or alt text was read as raw HTML (found by the third attack review). Line breaks,
- * which no destination may hold, are percent-encoded.
+ * which no destination may hold, are percent-encoded, and `&` is written as an entity.
  */
 function destination(url: string): string {
-  const escaped = url.replace(/[\r\n]/g, encodeURIComponent).replace(/([\\<>()])/g, '\\$1');
+  const escaped = url
+    .replace(/[\r\n]/g, encodeURIComponent)
+    .replace(/([\\<>()])/g, '\\$1')
+    // A Markdown renderer decodes entities in a destination: `javascript&colon;` would become a
+    // scheme the content-safety policy never saw. `&amp;` decodes to the `&` the URL held.
+    .replace(/&/g, '&amp;');
   return /\s/.test(escaped) ? `<${escaped}>` : escaped;
 }
 

@@ -121,12 +121,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     // waited for the lock replaced the published row by a new one, which that statement did not see.
     const state = await versions().state(resource(), documentId, at);
     const { publish: wanted, unpublish } = statusChange(timing ?? input, state.published, forReview);
+    // A publish at a later date is held as one now is: at its date nobody would ask the editors.
     const held =
-      wanted && !state.published
+      (wanted || Boolean(timing?.publishAt)) && !state.published
         ? await editorChanges().publishHeldBy(resource(), documentId, at, entry)
         : undefined;
     if (held) notes.push(held);
     const publish = wanted && !held;
+    const waiting = held && timing ? { ...timing, publishAt: null } : timing;
 
     let written: Record<string, unknown> | null | undefined;
     let recorded: Fingerprints | undefined;
@@ -150,7 +152,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     // publish keeps the memory of the editor's unpublish, so the next publish is held too.
     const leftPublished = publish || (state.published && !unpublish);
     const publishedByPlatform = leftPublished ? true : input.status === 'draft' ? false : undefined;
-    const scheduled = await recordEntry(transaction, documentId, at, recorded, timing, publishedByPlatform);
+    const scheduled = await recordEntry(transaction, documentId, at, recorded, waiting, publishedByPlatform);
     if (scheduled) notes.push(scheduled);
     if (input.status === 'draft' && !resource().draftAndPublish) {
       notes.push(`${resource().uid} has no draft & publish, so the post stays published.`);
