@@ -93,7 +93,7 @@ const WRITES = new Set([
 
 const COMMIT_UNKNOWN =
   'The connection to the database was lost while this write was being committed, so the site cannot tell whether it was saved. Send it again: an entry with the same source_id is found and updated, not created a second time.';
-const NOTHING_SAVED =
+export const NOTHING_SAVED =
   'The database could not be reached (it may be restarting), and nothing was saved. Send the request again in a moment.';
 
 /** A write that failed because the database went away, as a 503 that says whether it may have been saved. */

@@ -2,7 +2,8 @@ import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { PLUGIN_ID } from '../constants';
 import { ContractError, errorBody, internalErrorMessage } from '../contract/errors';
-import { isLockWaitExceeded, missingTableOf } from './database-errors';
+import { isLockWaitExceeded, isLostConnection, missingTableOf } from './database-errors';
+import { NOTHING_SAVED } from '../services/transactions';
 
 /**
  * Answers a failed contract request in the contract's `{ error }` shape. A ContractError carries
@@ -25,6 +26,13 @@ export function answerError(strapi: Core.Strapi, ctx: Context, error: unknown, r
     ctx.body = errorBody(
       `The site cannot serve this request: its database has no table "${table}", so nothing was changed. The site's administrator should restart Strapi, whose schema sync creates it again; then send the request again.`
     );
+    return;
+  }
+  // A read outside the plugin's transactions (the settings, before the signature is checked) on a
+  // connection the database dropped: nothing was written, and the request can be sent again.
+  if (isLostConnection(error)) {
+    ctx.status = 503;
+    ctx.body = errorBody(NOTHING_SAVED);
     return;
   }
   if (isLockWaitExceeded(error)) {
