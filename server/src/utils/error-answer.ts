@@ -7,9 +7,10 @@ import { NOTHING_SAVED } from '../services/transactions';
 
 /**
  * Answers a failed contract request in the contract's `{ error }` shape. A ContractError carries
- * its own status and a message the sender can act on; a table missing from the database is the
- * site's to mend, answered 503 naming it, as is a table another session kept locked; anything else is the site's fault: logged with its
- * stack and answered 500 with the request id the log names it by (asked for only then).
+ * its own status and a message the sender can act on. The database's troubles are answered 503
+ * with what to do: a missing table (named), a lost connection, a table another session kept
+ * locked. Anything else is the site's fault: logged with its stack and answered 500 with the
+ * request id the log names it by (asked for only then).
  */
 export function answerError(strapi: Core.Strapi, ctx: Context, error: unknown, requestId: () => string) {
   if (error instanceof ContractError) {
@@ -31,6 +32,7 @@ export function answerError(strapi: Core.Strapi, ctx: Context, error: unknown, r
   // A read outside the plugin's transactions (the settings, before the signature is checked) on a
   // connection the database dropped: nothing was written, and the request can be sent again.
   if (isLostConnection(error)) {
+    strapi.log.warn(`[${PLUGIN_ID}] a request found the database unreachable: ${(error as Error)?.message}`);
     ctx.status = 503;
     ctx.body = errorBody(NOTHING_SAVED);
     return;
