@@ -18,7 +18,7 @@ const nameOf = ({ firstname, lastname, username, email }: AdminUser) =>
   [firstname, lastname].filter(Boolean).join(' ') || username || email;
 
 /** What a handler needs the admin to be allowed to do with the entry, and the refusal otherwise. */
-type Requirement = { allows: (access: ContentAccess) => boolean; refusal: (uid: string) => string };
+type Requirement = { allows: (access: ContentAccess) => boolean; refusal: string };
 
 /**
  * The refusal for an entry the admin may not read: the same whichever entry, type or revision it
@@ -29,12 +29,12 @@ const NOT_READABLE =
 
 const READ: Requirement = {
   allows: (access) => access.mayRead(),
-  refusal: () => NOT_READABLE,
+  refusal: NOT_READABLE,
 };
 // Says nothing of the entry: the admin may not even be allowed to read it.
 const PUBLISH: Requirement = {
   allows: (access) => access.mayPublish(),
-  refusal: () =>
+  refusal:
     'Cancelling a scheduled publish takes the Content Manager’s permission to publish the entry in its locale, which your role does not give. Ask an admin who may publish it.',
 };
 
@@ -67,7 +67,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const locale = await localeOf(parsed.data);
     const access = await accessTo(ctx, uid, documentId, locale);
     if (!access) return void ctx.notFound(`${uid} is not a content type of this site.`);
-    if (!required.allows(access)) return void ctx.forbidden(required.refusal(uid));
+    if (!required.allows(access)) return void ctx.forbidden(required.refusal);
     return { uid, documentId, locale, access };
   }
 

@@ -55,8 +55,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
 
-  const describe = (uid: string, documentId: string, locale: string) =>
-    `${uid} ${documentId}${locale ? ` (${locale})` : ''}`;
+  /** How the logs name one entry's waiting publish. */
+  const publishOf = (uid: string, documentId: string, locale: string) =>
+    `scheduled publish of ${uid} ${documentId}${locale ? ` (${locale})` : ''}`;
 
   /** The posts' resource when `uid` stores them: only posts are scheduled. */
   function postsIn(uid: string): Resource | undefined {
@@ -111,7 +112,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    */
   async function publishDue(row: DueRow) {
     const at: LocaleScope = row.locale ? { locale: row.locale } : {};
-    const what = `scheduled publish of ${describe(row.uid, row.documentId, row.locale)}`;
+    const what = publishOf(row.uid, row.documentId, row.locale);
     const outcome = await getService(strapi, 'transactions').run(
       async ({ trx }: Transaction): Promise<Outcome> => {
         const { name, column } = table();
@@ -165,7 +166,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       scoped.transacting(trx).update(settled())
     );
     if (cancelled === 0) return false;
-    const what = `scheduled publish of ${describe(uid, documentId, typeof locale === 'string' ? locale : '')}`;
+    const what = publishOf(uid, documentId, typeof locale === 'string' ? locale : '');
     report(documentId, what, 'cancelled', reason);
     return true;
   }
@@ -188,7 +189,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         [column('publishFailures')]: failures,
       });
     if (updated !== 1) return false;
-    const what = `scheduled publish of ${describe(row.uid, row.documentId, row.locale)}`;
+    const what = publishOf(row.uid, row.documentId, row.locale);
     const reason = `could not publish the post at its scheduled time; tried again from ${retryAt.toISOString()}, then at growing intervals up to an hour: ${error.message}`;
     if (failures === 1) report(row.documentId, what, 'failed', reason);
     else strapi.log.debug(`[${PLUGIN_ID}] ${what}, attempt ${failures}: ${reason}`);
@@ -231,7 +232,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           (error: Error) =>
             retryLater(row, error).catch((recording: Error) => {
               strapi.log.warn(
-                `[${PLUGIN_ID}] scheduled publish of ${describe(row.uid, row.documentId, row.locale)} failed (${error.message}), and its next attempt could not be stored: ${recording.message}`
+                `[${PLUGIN_ID}] ${publishOf(row.uid, row.documentId, row.locale)} failed (${error.message}), and its next attempt could not be stored: ${recording.message}`
               );
               return false;
             })
