@@ -55,12 +55,21 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   /** Set by an uninstall: nothing is remembered again until the next start. */
   let forgotten = false;
 
-  const rememberLogged = () =>
-    service
+  /** The remembering under way, which an uninstall waits for before it deletes the memory. */
+  let running: Promise<void> | undefined;
+
+  function rememberLogged(): Promise<void> {
+    const run = service
       .remember()
-      .catch((error: Error) =>
-        strapi.log.warn(`[${PLUGIN_ID}] could not remember the roles' permissions: ${error.message}`)
-      );
+      .catch((error: Error) => {
+        strapi.log.warn(`[${PLUGIN_ID}] could not remember the roles' permissions: ${error.message}`);
+      })
+      .finally(() => {
+        if (running === run) running = undefined;
+      });
+    running = run;
+    return run;
+  }
 
   async function current(): Promise<RolePermission[]> {
     const rows = (await permissions().findMany({
@@ -139,11 +148,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       });
     },
 
-    /** Forgets the roles for good (an uninstall deletes the memory): a change still waiting is dropped. */
-    forget(): void {
+    /** Forgets the roles for good (an uninstall deletes the memory): a change still waiting is dropped, one under way finishes first. */
+    async forget(): Promise<void> {
       forgotten = true;
       clearTimeout(pending);
       pending = undefined;
+      // One already reading the roles would write after the caller deleted the memory.
+      await running;
     },
 
     /** Remembers a change still waiting for its moment: Strapi stops, and the memory must be current. */

@@ -28,7 +28,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       );
       for (const index of indexes) await dropPluginIndex(strapi, index);
       // Before the rows go: a remembering still waiting, or run as Strapi stops, would write one back.
-      getService(strapi, 'role-permissions').forget();
+      await getService(strapi, 'role-permissions').forget();
       const { count } = await strapi.db
         .query('strapi::core-store')
         .deleteMany({ where: { key: { $startsWith: `plugin_${PLUGIN_ID}_` } } });
