@@ -105,11 +105,29 @@ export async function startSite(
       return { status: response.status, body: parsed, headers: response.headers };
     },
     async stop() {
+      await databaseWorkSettled(strapi);
       await strapi.destroy();
       await database.drop();
       applyEnv(previousEnv);
     },
   };
+}
+
+/**
+ * Waits until the site's pool has had nothing in use or waiting for a few checks in a row, at most
+ * five seconds. Strapi emits a document's events after its transaction commits, in a callback no
+ * one awaits (document-service/events.ts): the last request's emit may still be reading the entry
+ * when a test ends, and destroying the pool then aborts that read, an unhandled KnexTimeoutError
+ * that fails the whole suite after its tests passed.
+ */
+async function databaseWorkSettled(strapi: Core.Strapi): Promise<void> {
+  const pool = (strapi.db.connection as any).client.pool;
+  const busy = () => pool.numUsed() + pool.numPendingAcquires() + pool.numPendingCreates() > 0;
+  const giveUpAt = Date.now() + 5_000;
+  for (let quietChecks = 0; quietChecks < 3 && Date.now() < giveUpAt; ) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    quietChecks = busy() ? 0 : quietChecks + 1;
+  }
 }
 
 function applyEnv(values: Record<string, string | undefined>) {
