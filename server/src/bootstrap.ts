@@ -2,7 +2,6 @@ import type { Core } from '@strapi/strapi';
 import { PLUGIN_ID } from './constants';
 import { getService, pluginConfig } from './plugin';
 import { RESOURCE_KINDS } from './mapping/catalogue';
-import { dropInternalEvents } from './database/internal-events';
 
 /** Admin permissions of the settings page; Super Admins get them all, other roles none until granted. */
 const ACTIONS = [
@@ -37,7 +36,6 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   const permissionsGivenBack = await keepMemory(strapi);
   getService(strapi, 'transactions').refuseAbandonedWork();
   getService(strapi, 'schedules').followEditors();
-  dropInternalEvents(strapi);
   await getService(strapi, 'activity-writer').prune();
   // What follows works on the mapped types: nothing to do while the mapping does not fit them.
   if (getService(strapi, 'availability').problem() !== undefined) return;

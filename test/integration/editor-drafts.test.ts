@@ -267,6 +267,37 @@ describe(`editor drafts on ${db}, plugin content types`, () => {
       expect(await rowCount(PRODUCT, id)).toBe(2);
     });
 
+    // Strapi links a published version to the published versions of related entries that have
+    // draft and publish (product categories do), a draft to their drafts.
+    test('beside an editor draft, the published product links the published product categories', async () => {
+      const id = await publishedProduct('Scale');
+      await editorSaves(PRODUCT, id, { name: 'Unreviewed Scale' });
+
+      await put(`/products/${id}`, { categories: ['Scales', 'Tools'] });
+
+      const linked = async (publishedAt: unknown) => {
+        const [row] = await site.strapi.db.query(PRODUCT as never).findMany({
+          where: { documentId: id, publishedAt },
+          populate: { categories: { select: ['name', 'publishedAt'] } },
+        } as never);
+        return (row as Entry).categories.map((category: Entry) => ({
+          name: category.name,
+          published: category.publishedAt !== null,
+        }));
+      };
+      const byName = (a: Entry, b: Entry) => a.name.localeCompare(b.name);
+      expect((await linked({ $notNull: true })).sort(byName)).toEqual([
+        { name: 'Scales', published: true },
+        { name: 'Tools', published: true },
+      ]);
+      expect((await linked(null)).sort(byName)).toEqual([
+        { name: 'Scales', published: false },
+        { name: 'Tools', published: false },
+      ]);
+      const published = await documents(PRODUCT).findOne({ documentId: id, status: 'published' });
+      expect(published.name).toBe('Scale');
+    });
+
     test('without editor changes a partial PUT updates the published product', async () => {
       const id = await publishedProduct('Grinder');
 

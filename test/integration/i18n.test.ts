@@ -127,6 +127,27 @@ describe('posts in a localized type, default locale', () => {
     expect(published.description).toBe('From the platform.');
   });
 
+  // The Journal's reading time is not localized: Strapi keeps it one value across the locales of
+  // each status, and so does a publish written beside an editor's draft.
+  test("a value that is not localized, published beside an editor's draft, reaches every locale", async () => {
+    const id = await publish(site, { title: 'Shared time', reading_time: '3 min' });
+    await translate(site, id, 'Temps partagé');
+    await (site.strapi.documents(JOURNAL as never) as any).update({
+      documentId: id,
+      locale: 'en',
+      data: { title: 'Editor draft' },
+    });
+    const reply = await site.send('PUT', `/posts/${id}`, { reading_time: '7 min' });
+    expect(reply).toMatchObject({ status: 200 });
+    const rows = (await site.strapi.db
+      .query(JOURNAL as never)
+      .findMany({ where: { documentId: id } } as never)) as Array<Record<string, any>>;
+    expect(
+      rows.map((row) => `${row.locale}:${row.publishedAt ? 'published' : 'draft'}:${row.readingTime}`).sort()
+    ).toEqual(['en:draft:7 min', 'en:published:7 min', 'fr:draft:7 min', 'fr:published:7 min']);
+    expect(await versionsOf(site, id)).toContain('en:draft:Editor draft');
+  });
+
   test('a DELETE removes the default-locale version only; the post is gone for the platform', async () => {
     const id = await publish(site, { title: 'Short lived', source_id: 'short-1' });
     await translate(site, id, 'Éphémère');

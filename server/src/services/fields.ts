@@ -362,7 +362,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       documentId: string,
       at: LocaleScope,
       input: ContractInput,
-      compared: string[] = []
+      compared: string[] = [],
+      status: 'draft' | 'published' = 'draft'
     ): Promise<Record<string, unknown> | null> {
       const merged = Object.entries(resource.fields)
         .filter(
@@ -377,7 +378,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         ...getService(strapi, 'fingerprints').populateOf(resource.uid, compared),
         ...Object.fromEntries(merged.map((attribute) => [attribute, true])),
       };
-      return documentsOf(strapi, resource.uid).findOne({ documentId, ...at, populate });
+      return documentsOf(strapi, resource.uid).findOne({ documentId, ...at, status, populate });
     },
 
     /**
@@ -391,10 +392,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       at: LocaleScope,
       input: ContractInput,
       media: MediaMap,
-      stored?: Record<string, unknown> | null
+      stored?: Record<string, unknown> | null,
+      status: 'draft' | 'published' = 'draft'
     ): Promise<WriteResult> {
       const current =
-        stored === undefined ? await this.storedValues(resource, documentId, at, input) : stored;
+        stored === undefined ? await this.storedValues(resource, documentId, at, input, [], status) : stored;
       return this.toData(transaction, resource, input, media, current);
     },
 

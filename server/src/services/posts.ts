@@ -109,8 +109,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   ) {
     const entry = await fingerprints().entry(transaction.trx, resource(), documentId, at);
     const decision = await editorChanges().decide(resource(), documentId, at, input, entry.fingerprints);
-    const toUpdateData = (current?: Record<string, unknown> | null) =>
-      fields().toUpdateData(transaction, resource(), documentId, at, decision.input, media, current);
+    const toUpdateData = (current?: Record<string, unknown> | null, status?: 'draft' | 'published') =>
+      fields().toUpdateData(transaction, resource(), documentId, at, decision.input, media, current, status);
     const forDraft = await toUpdateData(decision.stored);
     const { data, notes } = forDraft;
     if (decision.note) notes.push(decision.note);
@@ -139,7 +139,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         at,
         { state, publish },
         forDraft,
-        () => toUpdateData()
+        () => toUpdateData(undefined, 'published')
       );
       written = update.written;
       notes.push(...update.addedNotes);

@@ -27,8 +27,17 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           // Any product of the site, not only the plugin's: the contract has no product create, so
           // the products the publisher updates are the site's own, found through GET /pages.
           await getService(strapi, 'entities').lockOrNotFound(transaction, resource(), documentId, at);
-          const toUpdateData = () =>
-            getService(strapi, 'fields').toUpdateData(transaction, resource(), documentId, at, input, media);
+          const toUpdateData = (status?: 'draft' | 'published') =>
+            getService(strapi, 'fields').toUpdateData(
+              transaction,
+              resource(),
+              documentId,
+              at,
+              input,
+              media,
+              undefined,
+              status
+            );
           const written = await toUpdateData();
           const { notes } = written;
           if (Object.keys(written.data).length > 0) {
@@ -40,7 +49,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
               at,
               { state, publish: state.published },
               written,
-              toUpdateData
+              () => toUpdateData('published')
             );
             notes.push(...update.addedNotes);
           }

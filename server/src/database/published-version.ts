@@ -1,0 +1,138 @@
+import type { Core, UID } from '@strapi/strapi';
+import { sanitize } from '@strapi/utils';
+
+/**
+ * Writes a document's published version in place, for the one case Strapi 5's Document Service
+ * has no call for: publishing new values while an editor's unpublished draft stays as it is
+ * (its publish copies the whole draft). Built from the parts Strapi's own i18n plugin uses to
+ * write another locale's published row (`documents.utils.transformData`, the repository's
+ * `updateComponents` and `omitComponentData`), with the entity validator its update runs, and
+ * the Query Engine writing the row. No other row is created, moved or deleted, so lifecycle
+ * subscribers see the published row updated and its components replaced, nothing else.
+ */
+
+type Model = { uid: string; modelName: string; attributes: Record<string, Attribute> };
+type Attribute = { type: string; component?: string; components?: string[]; unstable_virtual?: boolean };
+type Row = { id: number; locale?: string | null };
+type Repository = {
+  updateComponents(entry: Row, data: Record<string, unknown>): Promise<Record<string, unknown>>;
+  omitComponentData(data: Record<string, unknown>): Record<string, unknown>;
+};
+type DocumentsUtils = {
+  transformData(
+    data: Record<string, unknown>,
+    options: { uid: string; status: 'published'; locale?: string | null; allowMissingId: boolean }
+  ): Promise<Record<string, unknown>>;
+};
+type Validator = {
+  validateEntityUpdate(
+    model: Model,
+    data: Record<string, unknown>,
+    options: { isDraft: boolean; locale?: string | null },
+    entity: Row
+  ): Promise<Record<string, unknown>>;
+};
+
+const modelOf = (strapi: Core.Strapi, uid: string) => strapi.getModel(uid as UID.Schema) as unknown as Model;
+
+/**
+ * Writes `data` (as the Document Service takes it: relations by documentId) into the published
+ * row `version`, and marks it published now, as Strapi's publish does. Relations go to the
+ * published versions of their targets, as Strapi's publish links them.
+ */
+export async function writePublishedVersion(
+  strapi: Core.Strapi,
+  uid: string,
+  version: Row,
+  data: Record<string, unknown>
+): Promise<void> {
+  const model = modelOf(strapi, uid);
+  const documents = strapi.documents as unknown as { utils: DocumentsUtils };
+  const repository = strapi.documents(uid as UID.ContentType) as unknown as Repository;
+  const linked = await documents.utils.transformData(structuredClone(data), {
+    uid,
+    status: 'published',
+    locale: version.locale,
+    allowMissingId: true,
+  });
+  const valid = await (strapi.entityValidator as unknown as Validator).validateEntityUpdate(
+    model,
+    linked,
+    { isDraft: false, locale: version.locale },
+    version
+  );
+  const components = await repository.updateComponents(version, valid);
+  await strapi.db.query(uid as UID.Schema).update({
+    where: { id: version.id },
+    data: { ...repository.omitComponentData(valid), ...components, publishedAt: new Date() },
+  });
+}
+
+type I18n = {
+  service(name: 'content-types'): {
+    isLocalizedContentType(model: Model): boolean;
+    getNestedPopulateOfNonLocalizedAttributes(uid: string): string[];
+  };
+  service(name: 'localizations'): { syncNonLocalizedAttributes(entry: unknown, model: Model): Promise<void> };
+};
+
+/**
+ * Gives the other locales' published versions the row's non-localized values, as Strapi's i18n
+ * plugin does after each publish (from a Document Service middleware this write does not pass).
+ */
+export async function shareNonLocalizedValues(strapi: Core.Strapi, uid: string, id: number): Promise<void> {
+  const i18n = strapi.plugin('i18n') as unknown as I18n | undefined;
+  const model = modelOf(strapi, uid);
+  if (!i18n?.service('content-types').isLocalizedContentType(model)) return;
+  const populate = i18n.service('content-types').getNestedPopulateOfNonLocalizedAttributes(uid);
+  const entry = await strapi.db.query(uid as UID.Schema).findOne({ where: { id }, populate });
+  await i18n.service('localizations').syncNonLocalizedAttributes(entry, model);
+}
+
+/**
+ * Tells the site's webhooks `entry.publish` of the published row `id` once the caller's
+ * transaction commits, with the payload Strapi's own publish sends (document-service/events.ts):
+ * the row read with every relation, file, component and zone, sanitized for output.
+ */
+export async function announcePublish(strapi: Core.Strapi, uid: string, id: number): Promise<void> {
+  const model = modelOf(strapi, uid);
+  const announce = async () => {
+    const entry = await strapi.db
+      .query(uid as UID.Schema)
+      .findOne({ where: { id }, populate: deepPopulate(strapi, uid) });
+    const sanitized = await sanitize.sanitizers.defaultSanitizeOutput(
+      { schema: model as never, getModel: (name) => strapi.getModel(name as UID.Schema) as never },
+      entry
+    );
+    await strapi.eventHub.emit('entry.publish', { model: model.modelName, uid, entry: sanitized });
+  };
+  await strapi.db.transaction(async ({ onCommit }) => {
+    // Strapi runs commit callbacks without awaiting them: a failure here is logged, never thrown.
+    onCommit(() => {
+      announce().catch((error: unknown) =>
+        strapi.log.warn(
+          `[publish-bridge] the entry.publish event of ${uid} ${id} was not sent: ${String(error)}`
+        )
+      );
+    });
+  });
+}
+
+/** Strapi's populate for event payloads (document-service/utils/populate.ts), which it does not export. */
+function deepPopulate(strapi: Core.Strapi, uid: string): Record<string, unknown> {
+  const populate: Record<string, unknown> = {};
+  for (const [name, attribute] of Object.entries(modelOf(strapi, uid).attributes)) {
+    if (attribute.type === 'relation' && !attribute.unstable_virtual) populate[name] = {};
+    if (attribute.type === 'media') populate[name] = { select: ['*'] };
+    if (attribute.type === 'component')
+      populate[name] = { populate: deepPopulate(strapi, attribute.component!) };
+    if (attribute.type === 'dynamiczone') {
+      const fragments = (attribute.components ?? []).map((component) => [
+        component,
+        { populate: deepPopulate(strapi, component) },
+      ]);
+      populate[name] = { on: Object.fromEntries(fragments) };
+    }
+  }
+  return populate;
+}
