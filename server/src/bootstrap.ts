@@ -38,7 +38,7 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   getService(strapi, 'schedules').followEditors();
   await getService(strapi, 'activity-writer').prune();
   // What follows works on the mapped types: nothing to do while the mapping does not fit them.
-  if (getService(strapi, 'availability').problem() !== undefined) return;
+  if (getService(strapi, 'availability').problem('mapping') !== undefined) return;
   const indexesAdded =
     (await getService(strapi, 'slug-indexes').ensure()) + (await getService(strapi, 'pages').ensureIndexes());
   await getService(strapi, 'locales').warnIfMissing();

@@ -1,5 +1,5 @@
 import type { Core } from '@strapi/strapi';
-import { API_KEY_ENV, MIN_KEY_LENGTH, PLUGIN_ID } from './constants';
+import { PLUGIN_ID } from './constants';
 import { createContractGate } from './middlewares/contract-gate';
 import { applyContentApiPrefix } from './routes';
 import { holdContinueFor } from './utils/expect-continue';
@@ -9,7 +9,8 @@ import { dropExpressionIndexesOnSqlite } from './database/indexes';
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   // Here, so a bad prefix stops the boot with its message, and before Strapi mounts the routers.
   applyContentApiPrefix(strapi);
-  assertEnvironmentKeyLength();
+  // Said once at start-up; a weak key stops the plugin's routes, never the site.
+  getService(strapi, 'settings').checkEnvironmentKey();
   if (getService(strapi, 'mapping').check()) getService(strapi, 'mapping').hideUnusedTypes();
   // Middlewares added in register() run before the app's own, `strapi::body` included: the
   // only point where the exact request bytes are still unread.
@@ -24,13 +25,3 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       );
   });
 };
-
-/** A weak key in the environment would protect every route with it; refuse to start instead. */
-function assertEnvironmentKeyLength() {
-  const key = process.env[API_KEY_ENV];
-  if (key && key.length < MIN_KEY_LENGTH) {
-    throw new Error(
-      `${API_KEY_ENV} is ${key.length} characters long; a connection key needs at least ${MIN_KEY_LENGTH}. Copy the whole key the publisher generated, or unset ${API_KEY_ENV} to paste the key in Settings > Publish Bridge.`
-    );
-  }
-}

@@ -135,6 +135,46 @@ test('a start without the plugin elsewhere on the database does not make a runni
   expect(await permissionsOf(site, role.id)).toEqual(granted);
 });
 
+test("a tampered memory of the roles gives back only permissions on the plugin's own actions and types", async () => {
+  let site = await start();
+  const role = await site.call<{ id: number; code: string }>('adminService', 'role', 'create', {
+    name: 'Editor of nothing',
+    description: 'Holds no permission',
+  });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const entry = (action: string, subject: string | null, extra: object = {}) => ({
+    action,
+    actionParameters: {},
+    subject,
+    properties: {},
+    conditions: [],
+    role: role.id,
+    roleCode: role.code,
+    ...extra,
+  });
+  // What someone with write access to the core store, or a memory left by another site, could hold.
+  const memory = [
+    entry(`${PB}.logs.read`, null),
+    entry('plugin::content-manager.explorer.delete', 'api::article.article'),
+    entry('admin::users.delete', null),
+    entry(`${PB}.settings.update`, null, { role: 'not a role id' }),
+    entry(`${PB}.settings.read`, null, { roleCode: 'strapi-super-admin' }),
+    'not a permission',
+  ];
+  const written = await site.call<{ count: number }>('query', 'strapi::core-store', 'updateMany', {
+    where: { key: 'plugin_publish-bridge_role-permissions' },
+    data: { value: JSON.stringify(memory) },
+  });
+  expect(written.count).toBe(1);
+
+  await start({ enabled: false });
+  site = await start();
+  expect((await fetch(`${site.baseUrl}/api/authors`)).status).toBe(200);
+  expect(await permissionsOf(site, role.id)).toEqual([
+    { action: `${PB}.logs.read`, subject: null, properties: {} },
+  ]);
+});
+
 test('a row of the plugin in the core store that no longer parses never stops the site', async () => {
   let site = await start();
   // The roles' permissions are remembered once Strapi's start has given the Super Admin its own.

@@ -12,11 +12,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const reasons = new Map<string, string>();
 
   return {
-    /** Takes the routes out of service for `cause`; logged once as an error. */
-    outOfService(cause: string, reason: string) {
+    /** Takes the routes out of service for `cause`; logged once, as an error unless said otherwise. */
+    outOfService(cause: string, reason: string, level: 'error' | 'warn' = 'error') {
       if (reasons.get(cause) === reason) return;
       reasons.set(cause, reason);
-      strapi.log.error(`[${PLUGIN_ID}] the contract routes answer 503 until this is fixed: ${reason}`);
+      strapi.log[level](`[${PLUGIN_ID}] the contract routes answer 503 until this is fixed: ${reason}`);
     },
 
     /** `cause` is mended: the routes serve again unless another cause holds them. */
@@ -25,8 +25,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         strapi.log.info(`[${PLUGIN_ID}] the contract routes serve again (${cause} mended)`);
     },
 
-    /** Why the routes do not serve, or undefined while they do. */
-    problem(): string | undefined {
+    /** Why the routes do not serve (for `cause` alone when given), or undefined while they do. */
+    problem(cause?: string): string | undefined {
+      if (cause !== undefined) return reasons.get(cause);
       return reasons.size > 0 ? [...reasons.values()].join(' ') : undefined;
     },
   };

@@ -1,4 +1,5 @@
 import type { Core } from '@strapi/strapi';
+import { z } from 'zod';
 import { PLUGIN_ID } from '../constants';
 
 /** A role's permission on the plugin's actions or types, as the admin keeps it (`admin::permission`). */
@@ -29,6 +30,38 @@ const CHANGES = [
   'afterDeleteMany',
 ];
 
+const OURS = `plugin::${PLUGIN_ID}.`;
+
+/**
+ * A remembered permission as `current` writes it. Parsing keeps only these keys: whatever else
+ * a row holds never reaches the permission written.
+ */
+const REMEMBERED = z.object({
+  action: z.string(),
+  actionParameters: z.record(z.string(), z.unknown()).nullable().default({}),
+  subject: z.string().nullable(),
+  properties: z.record(z.string(), z.unknown()).nullable().default({}),
+  conditions: z.array(z.string()).nullable().default([]),
+  role: z.number().int().positive(),
+  roleCode: z.string(),
+});
+
+/**
+ * The remembered permissions that are well formed and on the plugin's own actions or types, for
+ * a role other than the Super Admin: the memory is a row anyone with write access to the core
+ * store can change, and a start must never grant from it what the plugin does not own.
+ */
+function rememberedOurs(stored: unknown): RolePermission[] {
+  if (!Array.isArray(stored)) return [];
+  return stored.flatMap((entry) => {
+    const parsed = REMEMBERED.safeParse(entry);
+    if (!parsed.success) return [];
+    const { action, subject, roleCode } = parsed.data;
+    const ours = action.startsWith(OURS) || (subject?.startsWith(OURS) ?? false);
+    return ours && roleCode !== SUPER_ADMIN ? [parsed.data] : [];
+  });
+}
+
 const identify = (permission: RolePermission) =>
   JSON.stringify([permission.role, permission.action, permission.subject]);
 
@@ -44,10 +77,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const store = () => strapi.store({ type: 'plugin', name: PLUGIN_ID });
   const permissions = () => strapi.db.query('admin::permission');
   const ours = {
-    $or: [
-      { action: { $startsWith: `plugin::${PLUGIN_ID}.` } },
-      { subject: { $startsWith: `plugin::${PLUGIN_ID}.` } },
-    ],
+    $or: [{ action: { $startsWith: OURS } }, { subject: { $startsWith: OURS } }],
   };
 
   /** A remembering the watch has asked for and not yet run. */
@@ -108,8 +138,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      */
     async restore(): Promise<number> {
       // Strapi's store answers a row that no longer parses with an Invalid Date.
-      const stored: unknown = await store().get(MEMORY);
-      const remembered = Array.isArray(stored) ? (stored as RolePermission[]) : [];
+      const remembered = rememberedOurs(await store().get(MEMORY));
       if (remembered.length === 0 || !(await startedWithout())) return 0;
       const roles = (await strapi.db.query('admin::role').findMany({ select: ['id', 'code'] })) as {
         id: number;

@@ -1,7 +1,7 @@
 import type { Core } from '@strapi/strapi';
 import { CAPABILITIES, type Capability, type CapabilitySettings } from '../contract/capabilities';
 import type { PluginConfig } from '../config';
-import { API_KEY_ENV, PLUGIN_ID } from '../constants';
+import { API_KEY_ENV, MIN_KEY_LENGTH, PLUGIN_ID } from '../constants';
 import { newProbeSecret } from '../utils/connection-probe';
 import type { SettingsDescription } from '../contract/admin-api';
 import type { EditorChangePolicy } from '../contract/editor-change-policies';
@@ -49,6 +49,10 @@ const UNREADABLE_SETTINGS = `The plugin's settings in Strapi's database (the row
 
 /** For anyone: the request could not be verified, and nothing names the site's configuration. */
 const UNVERIFIABLE = `The site cannot verify requests now: its stored connection settings cannot be read. Its administrator sees the cause on the plugin's settings page in Strapi's admin; send the request again once it is mended.`;
+
+/** For the site's administrator, and for anyone: a key too weak to trust authenticates nothing, so it hides nothing. */
+const weakEnvironmentKey = (length: number) =>
+  `${API_KEY_ENV} is ${length} characters long; a connection key needs at least ${MIN_KEY_LENGTH} characters. Copy the whole key the publisher generated into ${API_KEY_ENV}, or unset it to paste the key in Settings > Publish Bridge, and restart Strapi.`;
 
 /** Strapi's store answers a row whose JSON no longer parses with an Invalid Date rather than an error. */
 const isSettingsObject = (value: unknown): value is StoredSettings =>
@@ -186,11 +190,30 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       return fromServer ? { url: joinPrefix(fromServer, config().prefix), source: 'server.url' } : undefined;
     },
 
+    /**
+     * Why the key in the environment cannot serve, or undefined when it can (or there is none).
+     * A weak one would protect every route with it: it takes the routes out of service (logged
+     * once, at warn: the site serves) until the variable holds a whole key; it is read per
+     * request, so a whole one serves at once.
+     */
+    checkEnvironmentKey(): string | undefined {
+      const key = environmentKey();
+      if (key && key.length < MIN_KEY_LENGTH) {
+        const reason = weakEnvironmentKey(key.length);
+        availability().outOfService('environment-key', reason, 'warn');
+        return reason;
+      }
+      availability().backInService('environment-key');
+      return undefined;
+    },
+
     /** Keys that authenticate a request now: the current one first, then a rotated-out one in its grace period. */
     async acceptedKeys(): Promise<string[]> {
       // Read first even when the key comes from the environment: an unreadable row takes the
       // routes out of service before the request runs, instead of serving on the defaults.
       const settings = await read();
+      const weakKey = this.checkEnvironmentKey();
+      if (weakKey) throw new ContractError(503, weakKey);
       const fromEnvironment = this.environmentKey();
       if (fromEnvironment) return [fromEnvironment];
       if (unreadable) throw new ContractError(503, UNVERIFIABLE);
