@@ -69,10 +69,23 @@ const LOCALIZED_CONTENT_TYPES = {
   post: { ...SITE_CONTENT_TYPES.post, uid: 'api::journal.journal' },
 };
 
+/**
+ * PUBLISH_BRIDGE_CONTENT_TYPES=rich-excerpt: a test mapping, not one to copy. Posts go into the
+ * plugin's post with the excerpt (plain text in the contract) in its `richtext` attribute and the
+ * body in its `excerpt` text attribute: a text field a site renders as rich text.
+ */
+const RICH_EXCERPT_CONTENT_TYPES = {
+  post: {
+    uid: 'plugin::publish-bridge.post',
+    fields: { title: 'title', slug: 'slug', excerpt: 'content', content: 'excerpt', source_id: 'sourceId' },
+  },
+};
+
 const CONTENT_TYPES = {
   site: SITE_CONTENT_TYPES,
   template: TEMPLATE_CONTENT_TYPES,
   localized: LOCALIZED_CONTENT_TYPES,
+  'rich-excerpt': RICH_EXCERPT_CONTENT_TYPES,
 };
 
 module.exports = ({ env }) => ({

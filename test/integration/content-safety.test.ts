@@ -70,3 +70,35 @@ describe("the example's Article, a blocks attribute", () => {
     expect(JSON.stringify(article.content)).toContain('Visible');
   });
 });
+
+describe('a text field stored in a richtext attribute (the excerpt in the plugin’s post’s content)', () => {
+  let site: Site;
+  const FORMAT = 'plugin::publish-bridge.richtextFormat';
+  beforeAll(async () => {
+    site = await startSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'rich-excerpt' });
+  });
+  afterAll(() => site?.stop());
+  afterEach(() => site.strapi.config.set(FORMAT, 'html'));
+
+  it.each(['html', 'markdown'] as const)(
+    'goes through the same policy as the body (%s site)',
+    async (format) => {
+      site.strapi.config.set(FORMAT, format);
+      const reply = await site.send('POST', '/posts', {
+        title: `Excerpt attacks as ${format}`,
+        content: '<p>Body.</p>',
+        excerpt: ATTACKS,
+        status: 'publish',
+      });
+      expect(reply.status).toBe(200);
+      const post = await (site.strapi.documents('plugin::publish-bridge.post' as never) as any).findOne({
+        documentId: reply.body.id,
+        status: 'published',
+      });
+      expect(live(format, post.content)).toEqual([]);
+      expect(post.content).toContain('Visible');
+      expect(post.content).toContain('cell');
+      expect(post.content).not.toContain('evil.example');
+    }
+  );
+});

@@ -41,6 +41,8 @@ const restore = (admin: AdminClient, revisionId: number) =>
 async function publish(site: Site, body: Record<string, unknown>) {
   const reply = await site.send('POST', '/posts', { content: '<p>Body.</p>', status: 'publish', ...body });
   expect([reply.status, reply.body]).toEqual([200, expect.objectContaining({ id: expect.any(String) })]);
+  // The activity log is written in the background: the panel's last delivery reads it.
+  await site.strapi.plugin('publish-bridge').service('activity-writer').flush();
   return reply.body.id as string;
 }
 
@@ -120,6 +122,39 @@ describe('revisions of an entry with a component (the example Article and its sh
     expect(panel.body.data.revisions.find((item: { id: number }) => item.id === revision.id).fields).toEqual(
       metaTitleShown
     );
+  });
+
+  test('the panel’s last delivery shows only the notes about fields the role may read', async () => {
+    // A script in the body and a seo description shorter than the component's minimum: two notes,
+    // one about content, one about seo.
+    const id = await publish(site, {
+      title: `Noted ${(run += 1)}`,
+      content: '<p>Body.</p><script>alert(1)</script>',
+      seo: { title: `Meta title ${run}`, description: 'Too short.' },
+    });
+    const panelPath = `/publish-bridge/entries?uid=${encodeURIComponent(ARTICLE)}&documentId=${id}`;
+    const noteFields = (notes: string[] | undefined) =>
+      [...new Set((notes ?? []).map((note) => note.split(/[:. ]/)[0]))].sort();
+    const everything = await superAdmin.request('GET', panelPath);
+    expect(everything.status).toBe(200);
+    expect(noteFields(everything.body.data.lastDelivery.notes)).toEqual(['content', 'seo']);
+
+    const titleOnly = await loginWithPermissions(site, [
+      'plugin::publish-bridge.logs.read',
+      onType(ARTICLE, 'read', { fields: ['title'] }),
+    ]);
+    const limited = await titleOnly.request('GET', panelPath);
+    expect(limited.status).toBe(200);
+    expect(limited.body.data.lastDelivery).toMatchObject({ action: expect.any(String), outcome: 'success' });
+    expect(limited.body.data.lastDelivery.notes ?? []).toEqual([]);
+    expect(limited.text).not.toMatch(/script|seo/);
+
+    const withSeo = await loginWithPermissions(site, [
+      'plugin::publish-bridge.logs.read',
+      onType(ARTICLE, 'read', { fields: ['title', ...SEO_PATHS] }),
+    ]);
+    const seoNotes = await withSeo.request('GET', panelPath);
+    expect(noteFields(seoNotes.body.data.lastDelivery.notes)).toEqual(['seo']);
   });
 
   test('a restore needs update on every part of the component it writes', async () => {
@@ -214,16 +249,16 @@ describe('the side panel of a localized entry (the Journal, posts written in Fre
     await site?.stop();
   });
 
+  const journals = () => site.strapi.documents(JOURNAL as never) as any;
   const panelPath = (documentId: string, locale?: string) =>
     `/publish-bridge/entries?uid=${encodeURIComponent(JOURNAL)}&documentId=${documentId}${locale ? `&locale=${locale}` : ''}`;
 
   /** A French post whose editor's title was overwritten (a French revision), with an English version beside it. */
   async function frenchEntryWithRevision() {
     const id = await publish(site, { title: 'Titre de la plateforme' });
-    const journals = site.strapi.documents(JOURNAL as never) as any;
-    await journals.update({ documentId: id, locale: 'fr', data: { title: 'Titre secret de l’éditeur' } });
+    await journals().update({ documentId: id, locale: 'fr', data: { title: 'Titre secret de l’éditeur' } });
     expect((await site.send('PUT', `/posts/${id}`, { title: 'Nouveau titre' })).status).toBe(200);
-    await journals.update({ documentId: id, locale: 'en', data: { title: 'English version' } });
+    await journals().update({ documentId: id, locale: 'en', data: { title: 'English version' } });
     return id;
   }
 
@@ -250,6 +285,14 @@ describe('the side panel of a localized entry (the Journal, posts written in Fre
     const english = await englishOnly.request('GET', panelPath(id, 'en'));
     expect(english.status).toBe(200);
     expect(english.text).not.toContain('Titre secret');
+    // The last delivery wrote French: its notes are not about the English entry shown.
+    const noted = await publish(site, { title: 'Titre', content: '<p>Corps.</p><script>alert(1)</script>' });
+    await journals().update({ documentId: noted, locale: 'en', data: { title: 'English version' } });
+    const frenchPanel = await superAdmin.request('GET', panelPath(noted));
+    expect(frenchPanel.body.data.lastDelivery.notes).toEqual([expect.stringMatching(/^content: /)]);
+    const englishPanel = await englishOnly.request('GET', panelPath(noted, 'en'));
+    expect(englishPanel.status).toBe(200);
+    expect(englishPanel.body.data.lastDelivery.notes ?? []).toEqual([]);
 
     // A restore is judged in the revision's locale: editing English does not restore French.
     const englishEditor = await loginWithPermissions(site, [

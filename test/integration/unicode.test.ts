@@ -33,6 +33,33 @@ describe('Unicode in contract bodies', () => {
     }
   });
 
+  it('refuses a title whose first character alone is longer than its column, instead of storing an empty title', async () => {
+    // One grapheme: an "e" with 300 combining accents, 301 UTF-16 units over the 255-unit column.
+    const title = `e${'\u0301'.repeat(300)}`;
+    const before = await site.strapi.documents(POST as never).count({});
+    const reply = await site.send('POST', '/posts', { title, content: '<p>Body.</p>', status: 'publish' });
+    expect([reply.status, reply.body.error]).toEqual([
+      400,
+      expect.stringMatching(/^Invalid request: title: /),
+    ]);
+    expect(await site.strapi.documents(POST as never).count({})).toBe(before);
+
+    // An update too: the post keeps the title it has.
+    const created = await site.send('POST', '/posts', {
+      title: 'Kept',
+      content: '<p>Body.</p>',
+      status: 'draft',
+    });
+    expect([created.status, created.body.error]).toEqual([200, undefined]);
+    const update = await site.send('PUT', `/posts/${created.body.id}`, { title });
+    expect([update.status, update.body.error]).toEqual([
+      400,
+      expect.stringMatching(/^Invalid request: title: /),
+    ]);
+    const stored = await site.strapi.documents(POST as never).findOne({ documentId: created.body.id });
+    expect((stored as { title?: string } | null)?.title).toBe('Kept');
+  });
+
   it('refuses a lone surrogate with a 400 naming the field, and stores nothing', async () => {
     const before = await site.strapi.documents(POST as never).count({});
     const reply = await site.send('POST', '/posts', {

@@ -39,6 +39,7 @@ export type Fitted =
   | { outcome: 'fits'; value: string }
   | { outcome: 'cut'; value: string; max: number }
   | { outcome: 'tooLong'; max: number }
+  | { outcome: 'nothingFits'; max: number }
   | { outcome: 'tooShort'; min: number };
 
 /**
@@ -52,6 +53,9 @@ export function fitText(value: string, bounds: TextBounds, { cuttable = true } =
   if (max !== undefined && value.length > max) {
     if (!cuttable) return { outcome: 'tooLong', max };
     fitted = cutAtWordBoundary(value, max);
+    // Its first character alone (one grapheme, a letter with many combining marks) is too long:
+    // a cut would store the field empty, and a grapheme is never split.
+    if (!fitted) return { outcome: 'nothingFits', max };
   }
   const { min } = bounds.limits;
   if (min !== undefined && fitted.length < min) return { outcome: 'tooShort', min };

@@ -33,6 +33,12 @@ export function fittedText(
         400,
         `Invalid request: ${label}: this site stores it in a field of at most ${fitted.max} characters (got ${value.length}), and an identifier is never shortened.`
       );
+    case 'nothingFits':
+      // Strapi counts maxLength in UTF-16 units, so the grapheme cannot be kept whole either.
+      throw new ContractError(
+        400,
+        `Invalid request: ${label}: not even its first character fits in ${target.attribute} (at most ${fitted.max} characters, ${value.length} sent), and it is never stored empty. Send a shorter value.`
+      );
     case 'tooShort':
       if (identifier || name) {
         throw new ContractError(

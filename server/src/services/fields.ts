@@ -100,8 +100,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const maxBlocks = (): number => config().content.maxBlocks;
 
   /**
-   * `input` with each HTML field (content, descriptions) under the content-safety policy, made
-   * once per input: every form it is stored in (Blocks, Markdown, HTML) is converted from this.
+   * `input` with each HTML field (content, descriptions), and each text field stored in a
+   * `richtext` attribute, under the content-safety policy, made once per input: every form it is stored in (Blocks, Markdown, HTML) is converted from this.
    * The notes name what the policy dropped, for the activity log.
    */
   function safeInput(resource: Resource, input: ContractInput): SafeInput {
@@ -111,7 +111,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     safe = { input: { ...input }, notes: [] };
     for (const [field, role] of Object.entries(FIELD_ROLES[resource.kind])) {
       const value = input[field];
-      if (role !== 'html' || typeof value !== 'string' || !resource.fields[field]) continue;
+      if (typeof value !== 'string' || !resource.fields[field]) continue;
+      // A text field (an excerpt) in a richtext attribute is rendered as Markdown with its HTML:
+      // what the platform sends there is as live as the body, so it passes the same policy.
+      const rendered = role === 'html' || resource.fields[field].attributeType === 'richtext';
+      if (!rendered) continue;
       const { html, dropped } = safeHtml(value, policy);
       safe.input[field] = html;
       if (dropped.length > 0)

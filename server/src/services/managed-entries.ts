@@ -1,5 +1,5 @@
 import type { Core } from '@strapi/strapi';
-import type { ManagedEntryPanel } from '../contract/admin-api';
+import type { ActivityItem, ManagedEntryPanel } from '../contract/admin-api';
 import { documentsOf } from '../database/documents';
 import { RESOURCE_KINDS } from '../mapping/catalogue';
 import type { Resource } from '../resources';
@@ -9,6 +9,18 @@ import { getService } from '../plugin';
 import { attributesOfField } from './revisions';
 
 type Values = Record<string, unknown>;
+
+/**
+ * The fields of `resource` a delivery's note (or refusal) names: each begins with the field it is
+ * about (`excerpt: …`, `seo.description was …`) and may name others or their attributes (`to fit
+ * metaTitle`, `holds the post's excerpt`). Words are read whole, so `content-safety` names no field.
+ */
+function fieldsNamedIn(resource: Resource, text: string): string[] {
+  const words = new Set(text.split(/[^\w.-]+/).flatMap((word) => [word, word.split('.')[0]]));
+  return Object.keys(resource.fields).filter(
+    (field) => words.has(field) || attributesOfField(resource.fields[field]).some((name) => words.has(name))
+  );
+}
 
 /**
  * What the Content Manager's side panel shows of an entry the plugin manages: that it came from
@@ -57,6 +69,36 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return fields.filter((field) => attributesOf(field).some((attribute) => attribute in shown));
   }
 
+  /**
+   * The entry's last delivery as the admin may see it: its notes and refusal are about the locale
+   * the plugin writes and the fields they name, so they are shown only in that locale and only
+   * when the admin may read every field they name (as the revisions are judged). The delivery's
+   * time, action and outcome stay: the admin may read the entry it wrote.
+   */
+  async function lastDelivery(
+    resource: Resource,
+    documentId: string,
+    at: LocaleScope,
+    readable: (values: Values) => Promise<Values>
+  ): Promise<ActivityItem | undefined> {
+    const delivery = await getService(strapi, 'activity').latestFor(documentId);
+    if (!delivery) return undefined;
+    const { notes, reason, ...shown } = delivery;
+    const written = (await getService(strapi, 'locales').scopeOf(resource)).locale;
+    if (written !== at.locale) return shown;
+    const readableFields = new Set(
+      await readableFieldNames(resource, Object.keys(resource.fields), readable)
+    );
+    const mayRead = (text: string) =>
+      fieldsNamedIn(resource, text).every((field) => readableFields.has(field));
+    const readableNotes = notes?.filter(mayRead) ?? [];
+    return {
+      ...shown,
+      ...(readableNotes.length > 0 ? { notes: readableNotes } : {}),
+      ...(reason !== undefined && mayRead(reason) ? { reason } : {}),
+    };
+  }
+
   return {
     /** The locale the panel shows of the entry: the one asked for, else the one the plugin writes it in. */
     async localeOf(uid: string, documentId: string, locale?: string): Promise<string | undefined> {
@@ -92,7 +134,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         sourceId: await sourceIdOf(resource, documentId, at, readable),
         ...(scheduledAt ? { scheduledAt: scheduledAt.toISOString() } : {}),
         mayCancelSchedule: Boolean(scheduledAt) && access.mayPublish(),
-        lastDelivery: await getService(strapi, 'activity').latestFor(documentId),
+        lastDelivery: await lastDelivery(resource, documentId, at, readable),
         changedByEditors: await readableFieldNames(
           resource,
           await getService(strapi, 'editor-changes').changedSince(resource, documentId, at, fingerprints),
