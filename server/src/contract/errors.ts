@@ -169,3 +169,13 @@ export const notFound = (resource: string, id: string) =>
     404,
     `No ${resource} with id "${id}" exists on this site. It may have been deleted in Strapi; publish it again to recreate it.`
   );
+
+/**
+ * An entry that exists but that the plugin did not create (an editor's article, say): refused as
+ * an unknown id is (404), but named as such, so the user does not republish a duplicate of it.
+ */
+export const notThePlatforms = (resource: string, id: string) =>
+  new ContractError(
+    404,
+    `The ${resource} with id "${id}" exists on this site but was not created by the publishing platform (an editor made it in Strapi), so the site leaves it alone. To let the platform update or delete it, the site's administrator can set adoptExistingEntries: true in the plugin's configuration, and turn it off again once the platform has updated it.`
+  );
