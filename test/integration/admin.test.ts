@@ -260,8 +260,8 @@ describe('connection key', () => {
     const cases: [unknown, string][] = [
       [{ connectionKey: { value: 'has spaces inside it' } }, 'connectionKey.value'],
       [{ connectionKey: { value: 'short' } }, 'connectionKey.value'],
-      [{ connectionKey: { value: 'fifteen_chars_x' } }, 'connectionKey.value: is too short'],
-      [{ platform: { key: 'fifteen_chars_x' } }, 'platform.key: is too short'],
+      [{ connectionKey: { value: 'fifteen_chars_x' } }, 'connectionKey.value is too short'],
+      [{ platform: { key: 'fifteen_chars_x' } }, 'platform.key is too short'],
       [{ platform: { url: 'https://user:secret@platform.example.com' } }, 'platform.url'],
       [{ connectionKey: { value: KEY_B, graceMinutes: -5 } }, 'connectionKey.graceMinutes'],
       [{ capabilities: { teleport: true } }, 'capabilities'],

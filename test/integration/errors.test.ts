@@ -139,6 +139,24 @@ describe('error answers under the prefix', () => {
     );
   });
 
+  it('answers validation failures in plain words: the field, then what it takes (issue 40)', async () => {
+    const missing = await site.send('POST', '/posts', { content: '<p>x</p>', status: 'draft' });
+    expect(missing.status).toBe(400);
+    expect(missing.body).toEqual({ error: 'Invalid request: title is required (a string).' });
+    const several = await site.send('POST', '/posts', {
+      title: 'x',
+      content: 'y',
+      status: 'published',
+      categories: 'news',
+      seo: { title: 3 },
+    });
+    expect(several.status).toBe(400);
+    expect(several.body).toEqual({
+      error:
+        'Invalid request: status must be one of publish, draft; categories must be a list of strings, not a string; seo.title must be a string, not a number.',
+    });
+  });
+
   it('answers 415 { error } for a compressed body, which the signature cannot cover as sent', async () => {
     const reply = await site.send('POST', '/posts', '{}', { headers: { 'Content-Encoding': 'gzip' } });
     expectErrorBody(reply, 415, /uncompressed/);

@@ -68,10 +68,10 @@ describe('Unicode in contract bodies', () => {
       status: 'publish',
     });
     expect(reply.status).toBe(400);
-    expect(reply.body).toEqual({ error: expect.stringMatching(/^Invalid request: title: .*surrogate/) });
+    expect(reply.body).toEqual({ error: expect.stringMatching(/^Invalid request: title .*surrogate/) });
     const update = await site.send('PUT', '/posts/none', { seo: { description: 'cut \uDE00 here' } });
     expect(update.status).toBe(400);
-    expect(update.body.error).toMatch(/^Invalid request: seo\.description: /);
+    expect(update.body.error).toMatch(/^Invalid request: seo\.description /);
     expect(await site.strapi.documents(POST as never).count({})).toBe(before);
   });
 });

@@ -30,30 +30,30 @@ describe('post create', () => {
   it.each(['title', 'content', 'status'])('requires %s and names it', (field) => {
     const body: Record<string, unknown> = { ...minimalPost };
     delete body[field];
-    expect(refusal(postCreateSchema, body)).toMatch(new RegExp(`^Invalid request: ${field}: `));
+    expect(refusal(postCreateSchema, body)).toMatch(new RegExp(`^Invalid request: ${field} `));
   });
 
   it('treats a null required field as missing', () => {
-    expect(refusal(postCreateSchema, { ...minimalPost, title: null })).toContain('title:');
+    expect(refusal(postCreateSchema, { ...minimalPost, title: null })).toContain('title ');
   });
 
   it('refuses a blank title', () => {
-    expect(refusal(postCreateSchema, { ...minimalPost, title: '   ' })).toContain('title: must not be empty');
+    expect(refusal(postCreateSchema, { ...minimalPost, title: '   ' })).toContain('title must not be empty');
   });
 
   it('accepts only "publish" and "draft" as status', () => {
     expect(parseBody(postCreateSchema, { ...minimalPost, status: 'draft' }).status).toBe('draft');
     for (const status of ['published', 'Publish', 'private', '', 1]) {
       expect(refusal(postCreateSchema, { ...minimalPost, status })).toContain(
-        'status: must be "publish" or "draft"'
+        'status must be one of publish, draft'
       );
     }
   });
 
   it('refuses wrong types and names each field', () => {
     const message = refusal(postCreateSchema, { ...minimalPost, content: 12, tags: 'one,two' });
-    expect(message).toContain('content:');
-    expect(message).toContain('tags:');
+    expect(message).toContain('content ');
+    expect(message).toContain('tags ');
   });
 
   it('accepts a full post as the publisher sends it', () => {
@@ -94,7 +94,7 @@ describe('dates', () => {
     '',
   ])('refuses %p with the expected format in the message', (date) => {
     expect(refusal(postCreateSchema, { ...minimalPost, date })).toContain(
-      'date: must be a date in the format YYYY-MM-DD HH:MM:SS'
+      'date must be a date in the format YYYY-MM-DD HH:MM:SS'
     );
   });
 });
@@ -102,7 +102,7 @@ describe('dates', () => {
 describe('lengths', () => {
   it("accepts a title of any length (the site's attribute decides where it is cut), but not an empty one", () => {
     expect(parseBody(postCreateSchema, { ...minimalPost, title: 'x'.repeat(300) }).title).toHaveLength(300);
-    expect(refusal(postCreateSchema, { ...minimalPost, title: ' ' })).toContain('title:');
+    expect(refusal(postCreateSchema, { ...minimalPost, title: ' ' })).toContain('title ');
   });
 
   it('counts characters, not bytes, so 255 accented letters still fit', () => {
@@ -114,20 +114,20 @@ describe('lengths', () => {
     expect(parseBody(postCreateSchema, { ...minimalPost, categories: names(100) }).categories).toHaveLength(
       100
     );
-    expect(refusal(postCreateSchema, { ...minimalPost, categories: names(101) })).toContain('categories:');
-    expect(refusal(postCreateSchema, { ...minimalPost, tags: names(101) })).toContain('tags:');
+    expect(refusal(postCreateSchema, { ...minimalPost, categories: names(101) })).toContain('categories ');
+    expect(refusal(postCreateSchema, { ...minimalPost, tags: names(101) })).toContain('tags ');
   });
 
   it('refuses an empty or over-long category name, naming its position', () => {
-    expect(refusal(postCreateSchema, { ...minimalPost, categories: ['ok', ' '] })).toContain('categories.1:');
-    expect(refusal(postCreateSchema, { ...minimalPost, tags: ['x'.repeat(256)] })).toContain('tags.0:');
+    expect(refusal(postCreateSchema, { ...minimalPost, categories: ['ok', ' '] })).toContain('categories.1 ');
+    expect(refusal(postCreateSchema, { ...minimalPost, tags: ['x'.repeat(256)] })).toContain('tags.0 ');
   });
 
   it('refuses a source_id longer than the contract id limit of 191', () => {
     expect(
       parseBody(postCreateSchema, { ...minimalPost, source_id: 's'.repeat(191) }).source_id
     ).toHaveLength(191);
-    expect(refusal(postCreateSchema, { ...minimalPost, source_id: 's'.repeat(192) })).toContain('source_id:');
+    expect(refusal(postCreateSchema, { ...minimalPost, source_id: 's'.repeat(192) })).toContain('source_id ');
   });
 
   it('accepts a long seo title (cut to fit later) and refuses an over-long reading time, naming the field', () => {
@@ -135,7 +135,7 @@ describe('lengths', () => {
       parseBody(postCreateSchema, { ...minimalPost, seo: { title: 'x'.repeat(300) } }).seo?.title
     ).toHaveLength(300);
     expect(refusal(postCreateSchema, { ...minimalPost, reading_time: 'x'.repeat(256) })).toContain(
-      'reading_time:'
+      'reading_time '
     );
   });
 
@@ -156,7 +156,7 @@ describe('featured image', () => {
     'refuses %p',
     (url) => {
       expect(refusal(postCreateSchema, { ...minimalPost, featured_image: url })).toContain(
-        'featured_image: must be an http(s) URL'
+        'featured_image must be an http(s) URL'
       );
     }
   );
@@ -182,18 +182,18 @@ describe('null, unknown and hostile fields', () => {
   it('refuses a lone UTF-16 surrogate in any string field, naming the field, and keeps whole pairs', () => {
     const broken = 'cut emoji \uD83D';
     expect(refusal(postCreateSchema, { ...minimalPost, title: broken })).toMatch(
-      /^Invalid request: title: .*surrogate/
+      /^Invalid request: title .*surrogate/
     );
     expect(refusal(postCreateSchema, { ...minimalPost, content: `<p>\uDE00</p>` })).toMatch(
-      /^Invalid request: content: /
+      /^Invalid request: content /
     );
     expect(refusal(postCreateSchema, { ...minimalPost, seo: { keywords: ['ok', broken] } })).toMatch(
-      /^Invalid request: seo\.keywords\.1: /
+      /^Invalid request: seo\.keywords\.1 /
     );
     expect(refusal(productUpdateSchema, { images: [{ url: 'https://x.test/a.png', alt: broken }] })).toMatch(
-      /^Invalid request: images\.0\.alt: /
+      /^Invalid request: images\.0\.alt /
     );
-    expect(refusal(authorCreateSchema, { display_name: broken })).toMatch(/^Invalid request: display_name: /);
+    expect(refusal(authorCreateSchema, { display_name: broken })).toMatch(/^Invalid request: display_name /);
     expect(refusal(postCreateSchema, { ...minimalPost, title: 'whole \uD83D\uDE00 pair' })).toBeUndefined();
   });
 
@@ -212,9 +212,9 @@ describe('null, unknown and hostile fields', () => {
   });
 
   it('keeps update rules for fields that are sent', () => {
-    expect(refusal(postUpdateSchema, { status: 'published' })).toContain('status:');
-    expect(refusal(postUpdateSchema, { title: '' })).toContain('title:');
-    expect(refusal(postUpdateSchema, { date: '2026-02-30 00:00:00' })).toContain('date:');
+    expect(refusal(postUpdateSchema, { status: 'published' })).toContain('status ');
+    expect(refusal(postUpdateSchema, { title: '' })).toContain('title ');
+    expect(refusal(postUpdateSchema, { date: '2026-02-30 00:00:00' })).toContain('date ');
   });
 
   it('leaves "__proto__" keys of a parsed body without effect', () => {
@@ -244,9 +244,9 @@ describe('author create', () => {
     expect(parseBody(authorCreateSchema, { display_name: 'Jane' })).toEqual({ display_name: 'Jane' });
     expect(parseBody(authorCreateSchema, { username: 'jane' })).toEqual({ username: 'jane' });
     expect(refusal(authorCreateSchema, { email: 'jane@example.com' })).toContain(
-      'display_name: an author needs at least a display_name or a username'
+      'display_name or username is required: an author needs at least one of them'
     );
-    expect(refusal(authorCreateSchema, { display_name: '  ', username: '' })).toContain('display_name:');
+    expect(refusal(authorCreateSchema, { display_name: '  ', username: '' })).toContain('display_name ');
   });
 
   it('validates the email', () => {
@@ -255,19 +255,19 @@ describe('author create', () => {
     );
     for (const email of ['jane', 'jane@', '@example.com', 'jane@example', 'jane doe@example.com']) {
       expect(refusal(authorCreateSchema, { username: 'jane', email })).toContain(
-        'email: must be a valid email address'
+        'email must be a valid email address'
       );
     }
   });
 
   it('validates the url', () => {
-    expect(refusal(authorCreateSchema, { username: 'jane', url: 'javascript:x' })).toContain('url:');
+    expect(refusal(authorCreateSchema, { username: 'jane', url: 'javascript:x' })).toContain('url ');
   });
 });
 
 describe('other bodies', () => {
   it('a blog category needs a name', () => {
-    expect(refusal(blogCategoryCreateSchema, { description: 'd' })).toContain('name:');
+    expect(refusal(blogCategoryCreateSchema, { description: 'd' })).toContain('name ');
     expect(parseBody(blogCategoryCreateSchema, { name: 'News', parent: 'Root' })).toEqual({
       name: 'News',
       parent: 'Root',
@@ -283,5 +283,72 @@ describe('other bodies', () => {
   it('a handshake accepts any object', () => {
     expect(() => parseBody(handshakeSchema, {})).not.toThrow();
     expect(() => parseBody(handshakeSchema, { site: 'x', anything: [1] })).not.toThrow();
+  });
+});
+
+describe('validation messages in plain words (issue 40)', () => {
+  const problem = (schema: Parameters<typeof parseBody>[0], body: unknown) =>
+    refusal(schema, body)?.replace(/^Invalid request: /, '');
+
+  it('names a missing or null required field and the kind of value it takes', () => {
+    expect(problem(postCreateSchema, { content: 'x', status: 'draft' })).toBe(
+      'title is required (a string).'
+    );
+    expect(problem(postCreateSchema, { ...minimalPost, title: null })).toBe('title is required (a string).');
+  });
+
+  it('says what type a field takes and what it got', () => {
+    expect(problem(postCreateSchema, { ...minimalPost, content: 12 })).toBe(
+      'content must be a string, not a number.'
+    );
+    expect(problem(postCreateSchema, { ...minimalPost, categories: 'news,tips' })).toBe(
+      'categories must be a list of strings, not a string.'
+    );
+    expect(problem(postCreateSchema, { ...minimalPost, seo: 'x' })).toBe(
+      'seo must be an object, not a string.'
+    );
+    expect(problem(productUpdateSchema, { images: [{}] })).toBe('images.0.url is required (a string).');
+  });
+
+  it('lists the values an enum accepts', () => {
+    expect(problem(postCreateSchema, { ...minimalPost, status: 'published' })).toBe(
+      'status must be one of publish, draft.'
+    );
+  });
+
+  it('gives the limit of a value that is too long or a list that is too long', () => {
+    expect(problem(postCreateSchema, { ...minimalPost, reading_time: 'x'.repeat(256) })).toBe(
+      'reading_time must be at most 255 characters long.'
+    );
+    expect(
+      problem(postCreateSchema, { ...minimalPost, tags: Array.from({ length: 101 }, (_, i) => `t${i}`) })
+    ).toBe('tags must have at most 100 items.');
+  });
+
+  it('names the expected date format', () => {
+    expect(problem(postCreateSchema, { ...minimalPost, date: '2026-02-30 00:00:00' })).toBe(
+      'date must be a date in the format YYYY-MM-DD HH:MM:SS.'
+    );
+  });
+
+  it('names a nested field by its path', () => {
+    expect(problem(postCreateSchema, { ...minimalPost, seo: { title: 5 } })).toBe(
+      'seo.title must be a string, not a number.'
+    );
+    expect(problem(postCreateSchema, { ...minimalPost, seo: { keywords: ['ok', 7] } })).toBe(
+      'seo.keywords.1 must be a string, not a number.'
+    );
+  });
+
+  it('names an invalid email address', () => {
+    expect(problem(authorCreateSchema, { display_name: 'A', email: 'nope' })).toBe(
+      'email must be a valid email address.'
+    );
+  });
+
+  it('joins several problems, one per field', () => {
+    expect(problem(postCreateSchema, { status: 'x' })).toBe(
+      'title is required (a string); content is required (a string); status must be one of publish, draft.'
+    );
   });
 });

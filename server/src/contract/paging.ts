@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ContractError, describeZodError } from './errors';
+import { ContractError, describeZodError, safeParseInPlainWords } from './errors';
 
 /**
  * List paging (contract 4, rule 5): the publisher asks for `per_page` items of `page`
@@ -35,7 +35,7 @@ export type Paging = { perPage: number; page: number; offset: number; limit: num
 
 export function parsePaging(query: Record<string, unknown>): Paging {
   const single = (value: unknown) => (Array.isArray(value) ? value[value.length - 1] : value);
-  const result = pagingQuerySchema.safeParse({
+  const result = safeParseInPlainWords(pagingQuerySchema, {
     per_page: single(query.per_page),
     page: single(query.page),
   });

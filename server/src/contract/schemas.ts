@@ -64,7 +64,7 @@ const postFields = {
   title,
   content: longText,
   excerpt: optional(longText),
-  status: z.enum(POST_STATUSES, { error: 'must be "publish" or "draft"' }),
+  status: z.enum(POST_STATUSES),
   date: optional(publishDate),
   categories: optional(names),
   tags: optional(names),
@@ -98,7 +98,7 @@ export const authorCreateSchema = z
     url: optional(httpUrl),
   })
   .refine((author) => Boolean(author.display_name || author.username), {
-    error: 'an author needs at least a display_name or a username',
+    error: 'or username is required: an author needs at least one of them',
     path: ['display_name'],
   });
 

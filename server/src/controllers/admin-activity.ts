@@ -1,14 +1,14 @@
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { activityQuerySchema } from '../contract/admin-schemas';
-import { describeZodError } from '../contract/errors';
+import { describeZodError, safeParseInPlainWords } from '../contract/errors';
 import { OUTCOMES } from '../contract/admin-api';
 import { FILTERABLE_ACTIONS, type ActivityFilter } from '../services/activity';
 import { getService } from '../plugin';
 
 export default ({ strapi }: { strapi: Core.Strapi }) => ({
   async find(ctx: Context) {
-    const parsed = activityQuerySchema.safeParse(ctx.query);
+    const parsed = safeParseInPlainWords(activityQuerySchema, ctx.query);
     if (!parsed.success) return ctx.badRequest(describeZodError(parsed.error));
     const { page, pageSize, filters } = parsed.data;
     const { results, pagination } = await getService(strapi, 'activity').list({

@@ -2,7 +2,7 @@ import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import type { CancelledSchedule } from '../contract/admin-api';
 import { revisionIdSchema, revisionsQuerySchema, type RevisionsQuery } from '../contract/admin-schemas';
-import { describeZodError } from '../contract/errors';
+import { describeZodError, safeParseInPlainWords } from '../contract/errors';
 import { getService } from '../plugin';
 import type { ContentAccess } from '../services/content-access';
 
@@ -61,7 +61,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     required: Requirement,
     localeOf = async (query: RevisionsQuery): Promise<string | undefined> => query.locale
   ) {
-    const parsed = revisionsQuerySchema.safeParse(ctx.query);
+    const parsed = safeParseInPlainWords(revisionsQuerySchema, ctx.query);
     if (!parsed.success) return void ctx.badRequest(describeZodError(parsed.error));
     const { uid, documentId } = parsed.data;
     const locale = await localeOf(parsed.data);

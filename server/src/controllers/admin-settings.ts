@@ -2,7 +2,7 @@ import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import { settingsUpdateSchema } from '../contract/admin-schemas';
-import { describeZodError } from '../contract/errors';
+import { describeZodError, safeParseInPlainWords } from '../contract/errors';
 import { PLUGIN_ID } from '../constants';
 import { SettingsError, type SettingsChanges } from '../services/settings';
 import { getService } from '../plugin';
@@ -43,7 +43,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     async update(ctx: Context) {
-      const parsed = settingsUpdateSchema.safeParse(ctx.request.body ?? {});
+      const parsed = safeParseInPlainWords(settingsUpdateSchema, ctx.request.body ?? {});
       if (!parsed.success) return ctx.badRequest(describeZodError(parsed.error));
       try {
         await getService(strapi, 'settings').update(toChanges(parsed.data));

@@ -1,5 +1,5 @@
 import type { Core } from '@strapi/strapi';
-import { notFound } from '../contract/errors';
+import { notFound, notThePlatforms } from '../contract/errors';
 import type { Resource } from '../resources';
 import type { LocaleScope } from './locales';
 import type { Transaction } from './transactions';
@@ -55,9 +55,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /**
      * `lockOrNotFound` for an entry the publisher may change: one the plugin created, which the
      * identity registry knows. Any other entry of the type (an article an editor wrote, say)
-     * answers the same 404 as an unknown id, so the publisher can neither change it nor learn that
-     * it exists. A site that sets `adoptExistingEntries` lets it: the entry is then recorded as
-     * the plugin's, and stays so.
+     * answers 404 as an unknown id does, with a message that says it is not the platform's and
+     * how to adopt it: the platform can only send an id the site returned or a user copied from
+     * Strapi, so naming the entry tells it nothing it could not see. A site that sets
+     * `adoptExistingEntries` lets it: the entry is then recorded as the plugin's, and stays so.
      */
     async lockOwnOrNotFound(
       transaction: Transaction,
@@ -68,7 +69,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       await this.lockOrNotFound(transaction, resource, documentId, at);
       const identities = getService(strapi, 'identities');
       if (await identities.knows(transaction.trx, resource.registry, documentId)) return;
-      if (!pluginConfig(strapi).adoptExistingEntries) throw notFound(resource.label, documentId);
+      if (!pluginConfig(strapi).adoptExistingEntries) throw notThePlatforms(resource.label, documentId);
       await identities.forgetKey(transaction.trx, resource.registry, editorsEntryKey(documentId));
       await identities.claimDocument(transaction.trx, resource.registry, [], documentId);
     },

@@ -29,7 +29,7 @@ import type { LocaleScope } from './locales';
 import type { MarkdownConversion } from './markdown';
 import type { ImportOptions } from './media';
 import type { Transaction } from './transactions';
-import type { ContractInput, MediaMap, WriteResult } from './types';
+import type { ContractInput, MediaMap, MediaResult, WriteResult } from './types';
 import { getService, pluginConfig } from '../plugin';
 import { documentsOf } from '../database/documents';
 
@@ -166,6 +166,15 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   };
 
   /** The image URLs `input` refers to: its media fields' (with their alt text), then those in its HTML. */
+  /** The URL as the media service keys it; an unparsable one stays itself (its import refuses it). */
+  function sameImageKey(url: string): string {
+    try {
+      return new URL(url).href;
+    } catch {
+      return url;
+    }
+  }
+
   function wantedImages(resource: Resource, input: ContractInput, media: MediaMap) {
     const named = new Map<string, ImportOptions>();
     const inline = new Map<string, ImportOptions>();
@@ -306,8 +315,20 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const wanted = [...named, ...inline.slice(0, maxInlineImages)];
       if (wanted.length > 0) await getService(strapi, 'media').claimRequest();
       const budget = getService(strapi, 'media').requestBudget();
+      // Keyed by the parsed URL: "HTTP://host/a/./b.png" in the body and "http://host/a/b.png" as
+      // the cover are one image, which two concurrent imports would both download (issue 40).
+      const imports = new Map<string, Promise<MediaResult>>();
       await forEachLimited(wanted, concurrentDownloads, async ([url, options]) => {
-        media.set(url, await getService(strapi, 'media').importImage(url, options, budget));
+        const key = sameImageKey(url);
+        const first = imports.get(key);
+        if (first) {
+          // The first spelling owns the file: a failed write takes it back once, under that URL.
+          const result = await first;
+          return void media.set(url, result.ok ? { ...result, reused: true } : result);
+        }
+        const imported = getService(strapi, 'media').importImage(url, options, budget);
+        imports.set(key, imported);
+        media.set(url, await imported);
       });
       return media;
     },
