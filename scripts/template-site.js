@@ -2,7 +2,7 @@
 /**
  * `npm run test:template`: the packed plugin on Strapi's own example blog, as a user installs it.
  *
- *   node scripts/template-site.js                    Strapi 5.54.0, admin panel built
+ *   node scripts/template-site.js                    the newest Strapi 5 release, admin panel built
  *   node scripts/template-site.js --strapi 5.13.0    another Strapi 5 release, with that release's template
  *   --no-admin-build                                 skip `strapi build`'s admin bundle (server code only)
  *   --keep                                           leave the project in place, to inspect it
@@ -26,14 +26,13 @@ const path = require('node:path');
 const { freePort } = require('./lib/example-site');
 
 const ROOT = path.resolve(__dirname, '..');
-const DEFAULT_RELEASE = '5.54.0';
 const PREFIX = '/api/publish-bridge';
 const KEY = `pb_template_${randomBytes(16).toString('hex')}`;
 const BOOT_TIMEOUT_MS = 240_000;
 const progress = (message) => process.stderr.write(`[template] ${message}\n`);
 
 function parseArguments(argv) {
-  const options = { strapi: DEFAULT_RELEASE, adminBuild: true, keep: false };
+  const options = { strapi: undefined, adminBuild: true, keep: false };
   for (let i = 0; i < argv.length; i += 1) {
     const [flag, inline] = argv[i].split(/=(.*)/s);
     if (flag === '--strapi') options.strapi = inline ?? argv[(i += 1)];
@@ -44,8 +43,8 @@ function parseArguments(argv) {
         `Unknown option ${argv[i]} (see the comment at the top of ${path.basename(__filename)}).`
       );
   }
-  if (!/^5\.\d+\.\d+$/.test(options.strapi))
-    throw new Error(`--strapi takes a Strapi 5 release such as 5.54.0.`);
+  if (options.strapi !== undefined && !/^5\.\d+\.\d+$/.test(options.strapi))
+    throw new Error(`--strapi takes a Strapi 5 release such as 5.13.0.`);
   return options;
 }
 
@@ -63,6 +62,24 @@ function run(command, args, { cwd, env = process.env, quiet = true } = {}) {
     );
   }
   return result.stdout;
+}
+
+/**
+ * The newest Strapi 5 release on the registry, asked at run time so that CI follows Strapi's
+ * releases without a pinned number going stale. `npm view …@5 version` lists every matching
+ * release unsorted (pre-releases are not in the range), so the highest is picked here.
+ */
+function newestStrapi5() {
+  const listed = JSON.parse(run('npm', ['view', 'create-strapi-app@5', 'version', '--json']));
+  const releases = (Array.isArray(listed) ? listed : [listed]).filter((version) =>
+    /^5\.\d+\.\d+$/.test(version)
+  );
+  if (releases.length === 0) throw new Error('npm view create-strapi-app@5 lists no 5.x.y release.');
+  const parts = (version) => version.split('.').map(Number);
+  return releases.reduce((newest, version) => {
+    const [a, b] = [parts(version), parts(newest)];
+    return a[1] > b[1] || (a[1] === b[1] && a[2] > b[2]) ? version : newest;
+  });
 }
 
 /** The shipped template, made the way a user makes it, with every @strapi package pinned to `release`. */
@@ -399,6 +416,7 @@ function createApiToken(projectDir, env) {
 
 async function main() {
   const options = parseArguments(process.argv.slice(2));
+  options.strapi ??= newestStrapi5();
   if (!fs.existsSync(path.join(ROOT, 'dist', 'server', 'index.js')))
     throw new Error('Build the plugin first: npm run build');
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), `pb-template-${options.strapi}-`));
