@@ -148,6 +148,25 @@ describe('posts in a localized type, default locale', () => {
     expect(await versionsOf(site, id)).toContain('en:draft:Editor draft');
   });
 
+  // Only a write of a non-localized value touches the other locales: French stays unmodified.
+  test("a localized value published beside an editor's draft leaves the other locales' rows alone", async () => {
+    const id = await publish(site, { title: 'Own time', reading_time: '3 min' });
+    await translate(site, id, 'Temps propre');
+    const french = () =>
+      site.strapi.db
+        .query(JOURNAL as never)
+        .findMany({ where: { documentId: id, locale: 'fr' }, select: ['id', 'updatedAt'] } as never);
+    const before = await french();
+    await (site.strapi.documents(JOURNAL as never) as any).update({
+      documentId: id,
+      locale: 'en',
+      data: { title: 'Editor draft' },
+    });
+    const reply = await site.send('PUT', `/posts/${id}`, { excerpt: 'Only in English.' });
+    expect(reply).toMatchObject({ status: 200 });
+    expect(await french()).toEqual(before);
+  });
+
   test('a DELETE removes the default-locale version only; the post is gone for the platform', async () => {
     const id = await publish(site, { title: 'Short lived', source_id: 'short-1' });
     await translate(site, id, 'Éphémère');

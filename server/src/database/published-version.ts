@@ -28,7 +28,7 @@ type Validator = {
   validateEntityUpdate(
     model: Model,
     data: Record<string, unknown>,
-    options: { isDraft: boolean; locale?: string | null },
+    options: { isDraft: boolean; locale?: string | null; strictRelations: boolean },
     entity: Row
   ): Promise<Record<string, unknown>>;
 };
@@ -58,32 +58,50 @@ export async function writePublishedVersion(
   const valid = await (strapi.entityValidator as unknown as Validator).validateEntityUpdate(
     model,
     linked,
-    { isDraft: false, locale: version.locale },
+    // As Strapi's own update: strict relations refuse a required relation left without a target.
+    {
+      isDraft: false,
+      locale: version.locale,
+      strictRelations: strapi.config.get('api.documents.strictRelations') === true,
+    },
     version
   );
   const components = await repository.updateComponents(version, valid);
-  await strapi.db.query(uid as UID.Schema).update({
+  const updated = await strapi.db.query(uid as UID.Schema).update({
     where: { id: version.id },
     data: { ...repository.omitComponentData(valid), ...components, publishedAt: new Date() },
   });
+  // Gone since it was read (an editor's publish replaced it): the caller's transaction rolls back.
+  if (!updated)
+    throw new Error(`the published version of ${uid} (row ${version.id}) changed while it was written`);
 }
 
 type I18n = {
   service(name: 'content-types'): {
     isLocalizedContentType(model: Model): boolean;
+    getNonLocalizedAttributes(model: Model): string[];
     getNestedPopulateOfNonLocalizedAttributes(uid: string): string[];
   };
   service(name: 'localizations'): { syncNonLocalizedAttributes(entry: unknown, model: Model): Promise<void> };
 };
 
 /**
- * Gives the other locales' published versions the row's non-localized values, as Strapi's i18n
- * plugin does after each publish (from a Document Service middleware this write does not pass).
+ * Gives the other locales' versions in the same status the row's non-localized values, as
+ * Strapi's i18n plugin does after each save and publish (from a Document Service middleware this
+ * write does not pass), when `written` (the data just written) holds any: a write that left them
+ * alone leaves the other locales alone, and they do not show "Modified" for nothing.
  */
-export async function shareNonLocalizedValues(strapi: Core.Strapi, uid: string, id: number): Promise<void> {
+export async function shareNonLocalizedValues(
+  strapi: Core.Strapi,
+  uid: string,
+  id: number,
+  written: Record<string, unknown>
+): Promise<void> {
   const i18n = strapi.plugin('i18n') as unknown as I18n | undefined;
   const model = modelOf(strapi, uid);
   if (!i18n?.service('content-types').isLocalizedContentType(model)) return;
+  const shared = i18n.service('content-types').getNonLocalizedAttributes(model);
+  if (!shared.some((attribute) => attribute in written)) return;
   const populate = i18n.service('content-types').getNestedPopulateOfNonLocalizedAttributes(uid);
   const entry = await strapi.db.query(uid as UID.Schema).findOne({ where: { id }, populate });
   await i18n.service('localizations').syncNonLocalizedAttributes(entry, model);

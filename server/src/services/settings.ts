@@ -50,7 +50,10 @@ const UNREADABLE_SETTINGS = `The plugin's settings in Strapi's database (the row
 /** For anyone: the request could not be verified, and nothing names the site's configuration. */
 const UNVERIFIABLE = `The site cannot verify requests now: its stored connection settings cannot be read. Its administrator sees the cause on the plugin's settings page in Strapi's admin; send the request again once it is mended.`;
 
-/** For the site's administrator, and for anyone: a key too weak to trust authenticates nothing, so it hides nothing. */
+/** For anyone: the site's connection key cannot serve, and nothing names its configuration (a weak key's length would hint at a cut copy of the real one). */
+const UNUSABLE_KEY = `The site cannot verify requests now: its connection key is not set up as it should be. Its administrator sees the cause on the plugin's settings page in Strapi's admin and in the server log; send the request again once it is mended.`;
+
+/** For the site's administrator, on the settings page and in the log. */
 const weakEnvironmentKey = (length: number) =>
   `${API_KEY_ENV} is ${length} characters long; a connection key needs at least ${MIN_KEY_LENGTH} characters. Copy the whole key the publisher generated into ${API_KEY_ENV}, or unset it to paste the key in Settings > Publish Bridge, and restart Strapi.`;
 
@@ -212,8 +215,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       // Read first even when the key comes from the environment: an unreadable row takes the
       // routes out of service before the request runs, instead of serving on the defaults.
       const settings = await read();
-      const weakKey = this.checkEnvironmentKey();
-      if (weakKey) throw new ContractError(503, weakKey);
+      if (this.checkEnvironmentKey()) throw new ContractError(503, UNUSABLE_KEY);
       const fromEnvironment = this.environmentKey();
       if (fromEnvironment) return [fromEnvironment];
       if (unreadable) throw new ContractError(503, UNVERIFIABLE);

@@ -75,8 +75,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         where: { documentId, publishedAt: { $notNull: true }, ...(at.locale ? { locale: at.locale } : {}) },
       });
       if (!published) throw new Error(`${resource.uid} ${documentId} has no published version to write`);
-      await writePublishedVersion(strapi, resource.uid, published, await forPublished());
-      await shareNonLocalizedValues(strapi, resource.uid, published.id);
+      const data = await forPublished();
+      await writePublishedVersion(strapi, resource.uid, published, data);
+      await shareNonLocalizedValues(strapi, resource.uid, published.id, data);
       await announcePublish(strapi, resource.uid, published.id);
     },
 
@@ -115,7 +116,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const written = await documents(resource).update({ documentId, ...at, data: forDraft.data });
       // Strapi's i18n shares a draft's non-localized values when they changed, judged against a
       // row it picks by documentId alone: it may pick the published row that just took them.
-      if (written) await shareNonLocalizedValues(strapi, resource.uid, written.id);
+      if (written) await shareNonLocalizedValues(strapi, resource.uid, written.id, forDraft.data);
       return { written, addedNotes };
     },
   };
