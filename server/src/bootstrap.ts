@@ -36,6 +36,7 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   const permissionsGivenBack = await keepMemory(strapi);
   getService(strapi, 'transactions').refuseAbandonedWork();
   getService(strapi, 'schedules').followEditors();
+  getService(strapi, 'editor-changes').followDraftSaves();
   await getService(strapi, 'activity-writer').prune();
   // What follows works on the mapped types: nothing to do while the mapping does not fit them.
   if (getService(strapi, 'availability').problem('mapping') !== undefined) return;

@@ -6,6 +6,16 @@ import type { LocaleScope } from './locales';
 import type { ManagedEntry } from './fingerprints';
 import type { ContractInput, EditorChangeDecision } from './types';
 import { getService } from '../plugin';
+import { PLUGIN_ID } from '../constants';
+import { isPluginWork } from './transactions';
+
+/** What a Document Service action tells of its document's draft: saved in Strapi (true), published or discarded (false), or nothing. */
+function draftSavedBy(action: string, status: unknown): boolean | undefined {
+  if (action === 'publish' || action === 'discardDraft') return false;
+  if (action !== 'update') return undefined;
+  if (status === 'published') return false;
+  return isPluginWork() ? undefined : true;
+}
 
 const without = (input: ContractInput, fields: string[]) =>
   Object.fromEntries(Object.entries(input).filter(([field]) => !fields.includes(field)));
@@ -58,7 +68,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
     resource: Resource,
     documentId: string,
     at: LocaleScope,
-    entry: Pick<ManagedEntry, 'fingerprints' | 'publishedByPlatform'>
+    entry: Pick<ManagedEntry, 'fingerprints' | 'publishedByPlatform' | 'draftSavedInStrapi'>
   ): Promise<string | undefined> {
     const policy = await getService(strapi, 'settings').editorChangePolicy();
     if (policy === 'overwrite') return undefined;
@@ -67,8 +77,38 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
       return `not published: an editor unpublished the post in Strapi after the platform published it, ${review}`;
     }
     const changed = await this.changedSince(resource, documentId, at, entry.fingerprints);
-    if (changed.length === 0) return undefined;
-    return `not published: an editor changed ${changed.join(', ')} in Strapi and did not publish it, ${review}`;
+    if (changed.length > 0)
+      return `not published: an editor changed ${changed.join(', ')} in Strapi and did not publish it, ${review}`;
+    // Fields the platform never sent have no fingerprint: the save itself tells of them.
+    if (entry.draftSavedInStrapi)
+      return `not published: an editor saved the post's draft in Strapi and did not publish it, ${review}`;
+    return undefined;
+  },
+
+  /**
+   * Follows what happens to the drafts of the platform's posts through the Document Service: a
+   * save in Strapi (the Content Manager, the site's code) marks the draft as holding an editor's
+   * unreviewed changes; a publish of the draft or its discard, by anyone, clears the mark. The
+   * plugin's own saves leave it as it is.
+   */
+  followDraftSaves() {
+    strapi.documents.use(async (context, next) => {
+      const result = await next();
+      const params = context.params as { documentId?: unknown; locale?: unknown; status?: unknown };
+      const saved = draftSavedBy(context.action, params.status);
+      const posts = getService(strapi, 'mapping').resolve().resources.post;
+      if (saved !== undefined && typeof params.documentId === 'string' && posts?.uid === context.uid) {
+        const { documentId } = params;
+        await getService(strapi, 'fingerprints')
+          .markDraftSaved(context.uid, documentId, params.locale, saved)
+          .catch((error: Error) =>
+            strapi.log.warn(
+              `[${PLUGIN_ID}] could not note the ${context.action} of ${context.uid} ${documentId}'s draft: ${error.message}`
+            )
+          );
+      }
+      return result;
+    });
   },
 
   /** What the policy does with `input`, given the fingerprints `kept` the caller read in its transaction. */

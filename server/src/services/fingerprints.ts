@@ -3,6 +3,8 @@ import { UIDS } from '../constants';
 import { componentOf, contentTypeOf } from '../database/schemas';
 import { instantFromStored, storedInstant, tableOf } from '../database/tables';
 import type { Knex, Trx } from '../database/knex';
+import { inBoundedTransaction } from '../database/lock-waits';
+import { pluginConfig } from '../plugin';
 import { changedFields, digestOf, type Fingerprints, type ShapesOf } from '../mapping/fingerprints';
 import type { Resource } from '../resources';
 import type { LocaleScope } from './locales';
@@ -21,14 +23,32 @@ export function managedEntryOf(strapi: Core.Strapi, uid: string, documentId: str
 }
 
 /**
+ * The managed-entry rows of a document as the Document Service names it in a call: in `locale`
+ * (and the row without a locale), or in every locale when the call names none or '*'.
+ */
+export function managedRowsOf(strapi: Core.Strapi, uid: string, documentId: string, locale: unknown) {
+  const { name, column } = tableOf(strapi, UIDS.managedEntry);
+  const rows = strapi.db
+    .connection(name)
+    .where(column('contentType'), uid)
+    .where(column('entryDocumentId'), documentId);
+  return typeof locale === 'string' && locale !== '*'
+    ? rows.whereIn(column('entryLocale'), [locale, ''])
+    : rows;
+}
+
+/**
  * An entry's managed-entry row as the plugin uses it; an entry without one has neither.
  * `publishedByPlatform`: the platform's last write left the entry published (null: not known,
- * an entry written before the plugin kept it).
+ * an entry written before the plugin kept it). `draftSavedInStrapi`: someone saved the draft in
+ * Strapi (the Content Manager, the site's code) since it was last published, whatever fields they
+ * changed, also those the platform never sent and so never fingerprinted.
  */
 export type ManagedEntry = {
   fingerprints: Fingerprints;
   scheduledAt: Date | null;
   publishedByPlatform: boolean | null;
+  draftSavedInStrapi: boolean;
 };
 
 /**
@@ -49,6 +69,7 @@ export async function managedEntry(
       fingerprints: column('fingerprints'),
       scheduledAt: column('scheduledAt'),
       publishedByPlatform: column('publishedByPlatform'),
+      draftSavedInStrapi: column('draftSavedInStrapi'),
     })
     .where(managedEntryOf(strapi, uid, documentId, at))
     .first();
@@ -60,6 +81,7 @@ export async function managedEntry(
     scheduledAt: instantFromStored(row?.scheduledAt),
     // SQLite and MariaDB answer a boolean column with 0 or 1.
     publishedByPlatform: row?.publishedByPlatform == null ? null : Boolean(row.publishedByPlatform),
+    draftSavedInStrapi: Boolean(row?.draftSavedInStrapi),
   };
 }
 
@@ -174,6 +196,19 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
             : [column('scheduledAt'), column('publishRetryAt'), column('publishFailures')]),
           ...(publishedByPlatform === undefined ? [] : [column('publishedByPlatform')]),
         ]);
+    },
+
+    /**
+     * Notes that the document's draft was saved in Strapi (`saved`), or published or discarded,
+     * as a Document Service call names it. Bounded: an editor's save must not hang behind a lock
+     * on the plugin's table.
+     */
+    async markDraftSaved(uid: string, documentId: string, locale: unknown, saved: boolean): Promise<void> {
+      await inBoundedTransaction(strapi, pluginConfig(strapi).lockTimeoutMs, (trx) =>
+        managedRowsOf(strapi, uid, documentId, locale)
+          .transacting(trx)
+          .update({ [table().column('draftSavedInStrapi')]: saved })
+      );
     },
 
     /** Forgets the entry in the plugin's locale: it was deleted there. */

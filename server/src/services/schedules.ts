@@ -11,7 +11,7 @@ import { inBoundedTransaction } from '../database/lock-waits';
 import type { Resource } from '../resources';
 import type { LocaleScope } from './locales';
 import { entryOfScheduledPublish } from './activity';
-import { managedEntry } from './fingerprints';
+import { managedEntry, managedRowsOf } from './fingerprints';
 import { isPluginWork, type Transaction } from './transactions';
 import { getService, pluginConfig } from '../plugin';
 
@@ -93,15 +93,20 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       return 'scheduled publish cancelled: an editor published the post by hand before its date';
     const resource = postsIn(row.uid);
     if (!resource) return undefined;
-    const { fingerprints } = await managedEntry(strapi, trx, row.uid, row.documentId, at);
+    const { fingerprints, draftSavedInStrapi } = await managedEntry(strapi, trx, row.uid, row.documentId, at);
     const changed = await getService(strapi, 'editor-changes').changedSince(
       resource,
       row.documentId,
       at,
       fingerprints
     );
-    if (changed.length === 0) return undefined;
-    return `scheduled publish cancelled: ${changed.join(', ')} changed in Strapi since the platform sent ${changed.length > 1 ? 'them' : 'it'}; the draft stays as the editor left it, unpublished (publish it in Strapi, or send the post again)`;
+    const unchanged = `the draft stays as the editor left it, unpublished (publish it in Strapi, or send the post again)`;
+    if (changed.length > 0)
+      return `scheduled publish cancelled: ${changed.join(', ')} changed in Strapi since the platform sent ${changed.length > 1 ? 'them' : 'it'}; ${unchanged}`;
+    // Changes to fields the platform never sent have no fingerprint; under `overwrite` the platform's publish wins.
+    if (draftSavedInStrapi && (await getService(strapi, 'settings').editorChangePolicy()) !== 'overwrite')
+      return `scheduled publish cancelled: an editor saved the draft in Strapi and did not publish it; ${unchanged}`;
+    return undefined;
   }
 
   /**
@@ -152,18 +157,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     locale: unknown,
     reason: string
   ): Promise<boolean> {
-    const { name, column } = table();
-    const sameEntry = knex()(name)
-      .where(column('contentType'), uid)
-      .where(column('entryDocumentId'), documentId)
-      .whereNotNull(column('scheduledAt'));
-    const scoped =
-      typeof locale === 'string' && locale !== '*'
-        ? sameEntry.whereIn(column('entryLocale'), [locale, ''])
-        : sameEntry;
+    const waiting = managedRowsOf(strapi, uid, documentId, locale).whereNotNull(
+      table().column('scheduledAt')
+    );
     // Bounded: an editor's publish must not hang behind a lock on the plugin's table.
     const cancelled: number = await inBoundedTransaction(strapi, pluginConfig(strapi).lockTimeoutMs, (trx) =>
-      scoped.transacting(trx).update(settled())
+      waiting.transacting(trx).update(settled())
     );
     if (cancelled === 0) return false;
     const what = publishOf(uid, documentId, typeof locale === 'string' ? locale : '');
