@@ -85,6 +85,14 @@ type I18n = {
   service(name: 'localizations'): { syncNonLocalizedAttributes(entry: unknown, model: Model): Promise<void> };
 };
 
+/** Whether the type is localized and holds values every locale shares (non-localized attributes). */
+export function sharesValuesAcrossLocales(strapi: Core.Strapi, uid: string): boolean {
+  const i18n = strapi.plugin('i18n') as unknown as I18n | undefined;
+  const model = modelOf(strapi, uid);
+  if (!i18n?.service('content-types').isLocalizedContentType(model)) return false;
+  return i18n.service('content-types').getNonLocalizedAttributes(model).length > 0;
+}
+
 /**
  * Gives the other locales' versions in the same status the row's non-localized values, as
  * Strapi's i18n plugin does after each save and publish (from a Document Service middleware this

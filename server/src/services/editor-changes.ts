@@ -8,6 +8,7 @@ import type { ContractInput, EditorChangeDecision } from './types';
 import { getService } from '../plugin';
 import { PLUGIN_ID } from '../constants';
 import { isPluginWork } from './transactions';
+import { sharesValuesAcrossLocales } from '../database/published-version';
 
 /** What a Document Service action tells of its document's draft: saved in Strapi (true), published or discarded (false), or nothing. */
 function draftSavedBy(action: string, status: unknown): boolean | undefined {
@@ -15,6 +16,16 @@ function draftSavedBy(action: string, status: unknown): boolean | undefined {
   if (action !== 'update') return undefined;
   if (status === 'published') return false;
   return isPluginWork() ? undefined : true;
+}
+
+/** The locales of the versions a Document Service call answered with ('' for a type without i18n). */
+function localesWritten(result: unknown): string[] {
+  const answer = result as { entries?: unknown } | null | undefined;
+  const entries: unknown[] = Array.isArray(answer?.entries) ? answer.entries : answer ? [answer] : [];
+  return entries.map((entry) => {
+    const locale = (entry as { locale?: unknown } | null)?.locale;
+    return typeof locale === 'string' ? locale : '';
+  });
 }
 
 const without = (input: ContractInput, fields: string[]) =>
@@ -99,8 +110,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
       const posts = getService(strapi, 'mapping').resolve().resources.post;
       if (saved !== undefined && typeof params.documentId === 'string' && posts?.uid === context.uid) {
         const { documentId } = params;
+        // The versions the call wrote, not the locales it named: Strapi applies a call without
+        // one to the default locale only. A save of a value every locale shares (i18n copies it
+        // into the other locales' drafts, past this middleware) changes every locale's draft.
+        const locales =
+          saved && sharesValuesAcrossLocales(strapi, context.uid) ? '*' : localesWritten(result);
         await getService(strapi, 'fingerprints')
-          .markDraftSaved(context.uid, documentId, params.locale, saved)
+          .markDraftSaved(context.uid, documentId, locales, saved)
           .catch((error: Error) =>
             strapi.log.warn(
               `[${PLUGIN_ID}] could not note the ${context.action} of ${context.uid} ${documentId}'s draft: ${error.message}`

@@ -22,19 +22,18 @@ export function managedEntryOf(strapi: Core.Strapi, uid: string, documentId: str
   };
 }
 
-/**
- * The managed-entry rows of a document as the Document Service names it in a call: in `locale`
- * (and the row without a locale), or in every locale when the call names none or '*'.
- */
-export function managedRowsOf(strapi: Core.Strapi, uid: string, documentId: string, locale: unknown) {
+/** The locales a Document Service call's `locale` parameter names: one (and none, for a type without i18n), or every one. */
+export const localesNamedBy = (locale: unknown): string[] | '*' =>
+  typeof locale === 'string' && locale !== '*' ? [locale, ''] : '*';
+
+/** The managed-entry rows of a document in `locales` ('' for a type without i18n), or in every locale. */
+export function managedRowsOf(strapi: Core.Strapi, uid: string, documentId: string, locales: string[] | '*') {
   const { name, column } = tableOf(strapi, UIDS.managedEntry);
   const rows = strapi.db
     .connection(name)
     .where(column('contentType'), uid)
     .where(column('entryDocumentId'), documentId);
-  return typeof locale === 'string' && locale !== '*'
-    ? rows.whereIn(column('entryLocale'), [locale, ''])
-    : rows;
+  return locales === '*' ? rows : rows.whereIn(column('entryLocale'), locales);
 }
 
 /**
@@ -199,13 +198,18 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /**
-     * Notes that the document's draft was saved in Strapi (`saved`), or published or discarded,
-     * as a Document Service call names it. Bounded: an editor's save must not hang behind a lock
-     * on the plugin's table.
+     * Notes that the document's draft in `locales` was saved in Strapi (`saved`), or published or
+     * discarded. Bounded: an editor's save must not hang behind a lock on the plugin's table.
      */
-    async markDraftSaved(uid: string, documentId: string, locale: unknown, saved: boolean): Promise<void> {
+    async markDraftSaved(
+      uid: string,
+      documentId: string,
+      locales: string[] | '*',
+      saved: boolean
+    ): Promise<void> {
+      if (locales !== '*' && locales.length === 0) return;
       await inBoundedTransaction(strapi, pluginConfig(strapi).lockTimeoutMs, (trx) =>
-        managedRowsOf(strapi, uid, documentId, locale)
+        managedRowsOf(strapi, uid, documentId, locales)
           .transacting(trx)
           .update({ [table().column('draftSavedInStrapi')]: saved })
       );

@@ -119,7 +119,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     if (input.source_id) await linkSource(transaction, input.source_id, documentId, at);
     // Read here, not from the rows the caller locked: a publish that committed while this request
     // waited for the lock replaced the published row by a new one, which that statement did not see.
-    const state = await versions().state(resource(), documentId, at);
+    const state = await versions().state(resource(), documentId, at, entry.draftSavedInStrapi);
     const { publish: wanted, unpublish } = statusChange(timing ?? input, state.published, forReview);
     // A publish at a later date is held as one now is: at its date nobody would ask the editors.
     const held =

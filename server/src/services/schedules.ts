@@ -11,7 +11,7 @@ import { inBoundedTransaction } from '../database/lock-waits';
 import type { Resource } from '../resources';
 import type { LocaleScope } from './locales';
 import { entryOfScheduledPublish } from './activity';
-import { managedEntry, managedRowsOf } from './fingerprints';
+import { localesNamedBy, managedEntry, managedRowsOf } from './fingerprints';
 import { isPluginWork, type Transaction } from './transactions';
 import { getService, pluginConfig } from '../plugin';
 
@@ -157,7 +157,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     locale: unknown,
     reason: string
   ): Promise<boolean> {
-    const waiting = managedRowsOf(strapi, uid, documentId, locale).whereNotNull(
+    const waiting = managedRowsOf(strapi, uid, documentId, localesNamedBy(locale)).whereNotNull(
       table().column('scheduledAt')
     );
     // Bounded: an editor's publish must not hang behind a lock on the plugin's table.

@@ -40,9 +40,17 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /**
      * The document's versions (in `at`), from one read of its rows: whether it has a published
      * version (types without draft and publish have none), and its draft when that was saved after
-     * the published version (the Content Manager's "Modified" rule).
+     * the published version (the Content Manager's "Modified" rule) or an editor saved it since it
+     * was last published (`draftSavedInStrapi`: a write that bypasses the Document Service, as
+     * i18n's sharing of non-localized values into the published version, moves the published
+     * version's time past the draft's).
      */
-    async state(resource: Resource, documentId: string, at: LocaleScope): Promise<VersionState> {
+    async state(
+      resource: Resource,
+      documentId: string,
+      at: LocaleScope,
+      draftSavedInStrapi = false
+    ): Promise<VersionState> {
       if (!resource.draftAndPublish) return { published: false, editedDraft: null };
       const versions = await rows(resource).findMany({
         select: ['id', 'publishedAt', 'updatedAt'],
@@ -54,7 +62,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         draft?.updatedAt &&
         published &&
         new Date(draft.updatedAt).getTime() > new Date(published.updatedAt ?? 0).getTime();
-      return { published: Boolean(published), editedDraft: savedAfter ? { id: draft.id } : null };
+      const edited = draft && published && (savedAfter || draftSavedInStrapi);
+      return { published: Boolean(published), editedDraft: edited ? { id: draft.id } : null };
     },
 
     /**
