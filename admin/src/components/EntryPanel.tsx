@@ -60,6 +60,19 @@ export const EntryPanel = ({ model, collectionType, documentId, document }: Pane
             <Typography variant="pi">{data.sourceId}</Typography>
           </Detail>
         ) : null}
+        {data.url ? (
+          <Detail
+            label={
+              data.urlKind === 'preview'
+                ? text('panel.previewUrl', 'Preview link (draft)')
+                : text('panel.publicUrl', 'Public link')
+            }
+          >
+            <Link href={data.url} isExternal>
+              {data.url}
+            </Link>
+          </Detail>
+        ) : null}
         <Detail label={text('panel.lastDelivery', 'Last delivery')}>
           {data.lastDelivery ? (
             <Link tag={NavLink} to={`/settings/${PLUGIN_ID}?tab=activity`}>

@@ -159,6 +159,13 @@ export type ManagedEntryPanel =
       scheduledAt?: string;
       /** Whether a publish waits and the admin may publish the entry, and so cancel it (DELETE /entries/schedule). */
       mayCancelSchedule: boolean;
+      /**
+       * The link the platform was last answered for the entry: for a draft, the URL Strapi's
+       * Preview builds (`urlKind` preview), where the site configured Preview; else its public URL.
+       * Absent when the site has no URL template for the type, or the admin may not read the slug.
+       */
+      url?: string;
+      urlKind?: 'public' | 'preview';
       /** Fields someone changed in Strapi since the platform last sent them. */
       changedByEditors: string[];
       revisions: RevisionItem[];

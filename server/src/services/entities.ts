@@ -3,7 +3,7 @@ import { notFound, notThePlatforms } from '../contract/errors';
 import type { Resource } from '../resources';
 import type { LocaleScope } from './locales';
 import type { Transaction } from './transactions';
-import type { DeletedResponse, EntityResponse } from './types';
+import type { DeletedResponse, EntityResponse, EntityResult } from './types';
 import { editorsEntryKey } from './identities';
 import { getService, pluginConfig } from '../plugin';
 import { documentsOf } from '../database/documents';
@@ -35,6 +35,27 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
             });
       const slug = (entry as Record<string, unknown> | null)?.[resource.slugField] as string | undefined;
       return { id: documentId, url: urls.urlFor(resource.pageType, { documentId, slug }) };
+    },
+
+    /**
+     * `result` with a draft's preview link: where the site configured Strapi's Preview, a
+     * document with no published version (in the plugin's locale) answers the URL Preview builds
+     * for its draft, as the public URL only opens once it is published. Called after the write
+     * committed (see urls.draftUrl); a handler that fails leaves the public URL, with a note.
+     */
+    async withDraftPreview<T extends EntityResult>(
+      resource: Resource,
+      result: T,
+      at: LocaleScope = {}
+    ): Promise<T> {
+      const urls = getService(strapi, 'urls');
+      if (!resource.draftAndPublish || !urls.hasPreview()) return result;
+      if ((await getService(strapi, 'versions').state(resource, result.id, at)).published) return result;
+      const preview = await urls.draftUrl(resource.uid, result.id, at.locale);
+      if (!preview) return result;
+      return 'url' in preview
+        ? { ...result, url: preview.url }
+        : { ...result, notes: [...result.notes, preview.note] };
     },
 
     /**

@@ -99,6 +99,25 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     };
   }
 
+  /**
+   * The entry's link as the platform is answered it (entities.withDraftPreview), for an admin who
+   * may read the slug the public URL holds; a failing Preview handler leaves the public URL.
+   */
+  async function linkOf(
+    resource: Resource,
+    documentId: string,
+    at: LocaleScope,
+    readable: (values: Values) => Promise<Values>
+  ): Promise<{ url?: string; urlKind?: 'public' | 'preview' }> {
+    const { slugField } = resource;
+    if (slugField && !(slugField in (await readable({ [slugField]: null })))) return {};
+    const entities = getService(strapi, 'entities');
+    const publicUrl = await entities.response(resource, documentId, null, at);
+    const shown = await entities.withDraftPreview(resource, { ...publicUrl, notes: [] }, at);
+    if (!shown.url) return {};
+    return { url: shown.url, urlKind: shown.url === publicUrl.url ? 'public' : 'preview' };
+  }
+
   return {
     /** The locale the panel shows of the entry: the one asked for, else the one the plugin writes it in. */
     async localeOf(uid: string, documentId: string, locale?: string): Promise<string | undefined> {
@@ -135,6 +154,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         ...(scheduledAt ? { scheduledAt: scheduledAt.toISOString() } : {}),
         mayCancelSchedule: Boolean(scheduledAt) && access.mayPublish(),
         lastDelivery: await lastDelivery(resource, documentId, at, readable),
+        ...(await linkOf(resource, documentId, at, readable)),
         changedByEditors: await readableFieldNames(
           resource,
           await getService(strapi, 'editor-changes').changedSince(resource, documentId, at, fingerprints),

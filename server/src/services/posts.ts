@@ -205,28 +205,38 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      */
     async create(input: PostCreate): Promise<EntityResult> {
       const at: LocaleScope = await getService(strapi, 'locales').scopeOf(resource());
-      return fields().withMedia(resource(), input, async (transaction: Transaction, media: MediaMap) => {
-        if (input.source_id) {
-          const { registry, uid } = resource();
-          const known = await identities().findLive(
-            transaction.trx,
-            registry,
-            uid,
-            [sourceKey(input.source_id)],
-            at
-          );
-          if (known) return applyUpdate(transaction, known, at, input, media);
+      const result = await fields().withMedia(
+        resource(),
+        input,
+        async (transaction: Transaction, media: MediaMap) => {
+          if (input.source_id) {
+            const { registry, uid } = resource();
+            const known = await identities().findLive(
+              transaction.trx,
+              registry,
+              uid,
+              [sourceKey(input.source_id)],
+              at
+            );
+            if (known) return applyUpdate(transaction, known, at, input, media);
+          }
+          return createNew(transaction, at, input, media);
         }
-        return createNew(transaction, at, input, media);
-      });
+      );
+      return getService(strapi, 'entities').withDraftPreview(resource(), result, at);
     },
 
     async update(documentId: string, input: PostUpdate): Promise<EntityResult> {
       const at: LocaleScope = await getService(strapi, 'locales').scopeOf(resource());
-      return fields().withMedia(resource(), input, async (transaction: Transaction, media: MediaMap) => {
-        await getService(strapi, 'entities').lockOwnOrNotFound(transaction, resource(), documentId, at);
-        return applyUpdate(transaction, documentId, at, input, media);
-      });
+      const result = await fields().withMedia(
+        resource(),
+        input,
+        async (transaction: Transaction, media: MediaMap) => {
+          await getService(strapi, 'entities').lockOwnOrNotFound(transaction, resource(), documentId, at);
+          return applyUpdate(transaction, documentId, at, input, media);
+        }
+      );
+      return getService(strapi, 'entities').withDraftPreview(resource(), result, at);
     },
 
     remove: (documentId: string) => getService(strapi, 'entities').remove(resource(), documentId),

@@ -20,7 +20,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      */
     async update(documentId: string, input: ProductUpdate): Promise<EntityResult> {
       const at = await getService(strapi, 'locales').scopeOf(resource());
-      return getService(strapi, 'fields').withMedia(
+      const result = await getService(strapi, 'fields').withMedia(
         resource(),
         input,
         async (transaction: Transaction, media: MediaMap) => {
@@ -59,6 +59,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           };
         }
       );
+      return getService(strapi, 'entities').withDraftPreview(resource(), result, at);
     },
   };
 };
