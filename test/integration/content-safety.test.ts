@@ -1,5 +1,5 @@
 import { startSite, type Site } from '../helpers/site';
-import { live } from '../helpers/live-content';
+import { live, markdownRenderer } from '../helpers/live-content';
 
 /**
  * A signed publish whose content carries the attacks of the content-safety policy is stored with
@@ -101,4 +101,27 @@ describe('a text field stored in a richtext attribute (the excerpt in the plugin
       expect(post.content).not.toContain('evil.example');
     }
   );
+
+  // Text is not HTML: on a Markdown site its brackets and angle brackets would make links.
+  it('keeps Markdown link syntax in the text as text (markdown site)', async () => {
+    site.strapi.config.set(FORMAT, 'markdown');
+    const excerpt = [
+      'Read [this](javascript:alert(1)) and <javascript:alert(2)>',
+      '![pixel](data:text/html;base64,PHNjcmlwdD5hbGVydCgzKTwvc2NyaXB0Pg==)',
+      '[ref] and [ref]: javascript:alert(4)',
+    ].join(' ');
+    const reply = await site.send('POST', '/posts', {
+      title: 'Markdown links in the excerpt',
+      content: '<p>Body.</p>',
+      excerpt,
+      status: 'publish',
+    });
+    expect(reply.status).toBe(200);
+    const post = await (site.strapi.documents('plugin::publish-bridge.post' as never) as any).findOne({
+      documentId: reply.body.id,
+      status: 'published',
+    });
+    expect(live('markdown', post.content)).toEqual([]);
+    expect(markdownRenderer.render(post.content)).toContain('Read [this](javascript:alert(1))');
+  });
 });

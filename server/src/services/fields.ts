@@ -146,12 +146,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       maxInlineImages: config().media.maxInlineImages,
     });
 
-  /** Whether `field`'s HTML goes into `target` as Markdown: a plain `richtext` on a Markdown site. */
-  const storedAsMarkdown = (resource: Resource, field: string, target: FieldTarget) =>
-    FIELD_ROLES[resource.kind][field] === 'html' &&
-    target.attributeType === 'richtext' &&
-    !target.customField &&
-    config().richtextFormat === 'markdown';
+  /**
+   * Whether a value goes into `target` as Markdown: a plain `richtext` on a Markdown site. Text
+   * fields too: as written, their brackets and angle brackets would be read as links
+   * (`[x](javascript:…)`, `<javascript:…>`); converted like the body, they stay text.
+   */
+  const storedAsMarkdown = (target: FieldTarget) =>
+    target.attributeType === 'richtext' && !target.customField && config().richtextFormat === 'markdown';
 
   /** Why `field`'s HTML was kept as it is in a Markdown attribute. */
   const markdownFailureNote = (field: string, failure: WorkerFailure) => {
@@ -210,16 +211,15 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     );
   }
 
-  /** HTML goes into a plain `richtext` attribute as Markdown when the site asks for it. */
+  /** HTML (and text) goes into a plain `richtext` attribute as Markdown when the site asks for it. */
   async function asStoredText(
-    resource: Resource,
     field: string,
     target: FieldTarget,
     value: string,
     media: MediaMap,
     notes: string[]
   ): Promise<string> {
-    if (!value || !storedAsMarkdown(resource, field, target)) return value;
+    if (!value || !storedAsMarkdown(target)) return value;
     const markdown = await convertedToMarkdown(media, value);
     if (markdown.keptAsHtml) notes.push(markdownFailureNote(field, markdown.keptAsHtml));
     else if (markdown.blockLimitReached)
@@ -229,8 +229,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   /** Text fitted to its attribute; an empty value clears it. HTML may first become Markdown. */
   const textAdapter: FieldAdapter = async ({ resource, field, target, value, media, notes }) => {
-    const text =
-      typeof value === 'string' ? await asStoredText(resource, field, target, value, media, notes) : value;
+    const text = typeof value === 'string' ? await asStoredText(field, target, value, media, notes) : value;
     if (typeof text !== 'string' || !text) return { [target.attribute]: text || null };
     const stored = fittedText(field, target, text, notes, {
       identifier: isIdentifier(field, target),
@@ -240,20 +239,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   };
 
   /** A dynamic zone's text component holds Blocks, or text (Markdown when the site asks for it). */
-  const dynamicZoneAdapter: FieldAdapter = async ({
-    resource,
-    field,
-    target,
-    value,
-    media,
-    notes,
-    current,
-  }) => {
+  const dynamicZoneAdapter: FieldAdapter = async ({ field, target, value, media, notes, current }) => {
     const textTarget = zoneTextTarget(target);
     const textValue = (html: string) =>
       textTarget.attributeType === 'blocks'
         ? resolvedBlocks(field, html, media, notes)
-        : asStoredText(resource, field, textTarget, html, media, notes);
+        : asStoredText(field, textTarget, html, media, notes);
     const entries = await zoneValue(field, target, value as string, media, notes, current, {
       maxBlocks: maxBlocks(),
       textValue,
@@ -432,20 +423,19 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      */
     async convertToMarkdownAhead(resource: Resource, input: ContractInput, media: MediaMap) {
       const conversions: Promise<unknown>[] = [];
-      const convert = (field: string, target: FieldTarget, html: string) => {
-        if (html && storedAsMarkdown(resource, field, target))
-          conversions.push(convertedToMarkdown(media, html));
+      const convert = (target: FieldTarget, html: string) => {
+        if (html && storedAsMarkdown(target)) conversions.push(convertedToMarkdown(media, html));
       };
       const imported = (src: string) => media.get(src)?.ok === true;
       const safe = safeInput(resource, input).input;
       for (const [field, target] of Object.entries(resource.fields)) {
         const value = safe[field];
         if (typeof value !== 'string') continue;
-        if (target.adapter === 'text') convert(field, target, value);
+        if (target.adapter === 'text') convert(target, value);
         if (target.adapter === 'dynamicZone' && target.zone!.text.attributeType !== 'blocks') {
           const options = zoneSectionOptions(target.zone!, imported, maxBlocks());
           for (const section of htmlToSections(value, options))
-            if (section.type === 'text') convert(field, zoneTextTarget(target), section.html);
+            if (section.type === 'text') convert(zoneTextTarget(target), section.html);
         }
       }
       await Promise.all(conversions);
