@@ -30,7 +30,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { isDeepStrictEqual } = require('node:util');
-const { createDatabase } = require('./lib/databases');
+const { createDatabase, isClient } = require('./lib/databases');
 const { ensureBuilds } = require('./lib/example-site');
 const { alternate, run } = require('./bench/measure');
 const { runNode, startServer } = require('./bench/server');
@@ -49,6 +49,32 @@ const {
   sign,
 } = require('./bench/workload');
 
+/** @typedef {import('./bench/measure').Request} Request */
+/** @typedef {import('./bench/measure').Side} Side */
+/** @typedef {ReturnType<typeof import('./bench/measure').summarise>} Stats */
+/**
+ * A figure's target: at most `max` (or `orTimes.factor` times another figure), or at least `min`,
+ * on every database or on those listed.
+ * @typedef {{ max?: number; min?: number; orTimes?: { of: string; factor: number }; databases?: string[] }} Target
+ */
+/** @typedef {Record<string, number | null>} Ratios */
+/** @typedef {{ rss: number; heap: number }} MemoryUsage */
+/** @typedef {{ after500: MemoryUsage; after5000: MemoryUsage; seconds: number }} Memory */
+/**
+ * @typedef {{
+ *   alone: import('./bench/walk').Walk;
+ *   during: import('./bench/walk').Walk;
+ *   published: number;
+ *   missed: string[];
+ *   repeated: string[];
+ * }} Walked
+ */
+/**
+ * A reply as fetch gives it, the body parsed when it is JSON; `any`: each caller reads the fields
+ * of the endpoint it called, and expectStatus has already checked the status.
+ * @typedef {{ status: number; body: any }} Reply
+ */
+
 const PREFIX = '/api/publish-bridge';
 const KEY = `pb_bench_${randomBytes(16).toString('hex')}`;
 const SCENARIOS = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H', 'I'];
@@ -61,6 +87,7 @@ const WALK_PER_PAGE = 250;
 const IMAGE_DELAY_MS = 200;
 const IMAGES_PER_POST = 10;
 
+/** @type {Record<string, Target | undefined>} */
 const TARGETS = {
   create_ratio: { max: 1.1 },
   full_create_ratio: { max: 1.5 },
@@ -92,19 +119,35 @@ const SECRETS = {
 /** Figures the JSON line and the table report beside the targets' own. */
 const FIGURES = [...Object.keys(TARGETS), 'native_growth_ratio', 'walk_s', 'out_of_turn_page_cpu_ms'];
 
-/** A target names the databases it holds on when it does not hold on every one. */
+/**
+ * A target names the databases it holds on when it does not hold on every one.
+ * @param {Target} target
+ * @param {string} db
+ */
 const checkedOn = (target, db) => !target.databases || target.databases.includes(db);
 
-/** Whether a figure meets its target: true, false, or null when it has none here or was not measured. */
+/**
+ * Whether a figure meets its target: true, false, or null when it has none here or was not measured.
+ * @param {string} name
+ * @param {Ratios} ratios
+ * @param {string} db
+ */
 function verdict(name, ratios, db) {
   const target = TARGETS[name];
   const value = ratios[name];
   if (!target || value === null || !checkedOn(target, db)) return null;
   if (target.min !== undefined) return value >= target.min;
-  const other = target.orTimes && ratios[target.orTimes.of];
-  return value <= target.max || (Number.isFinite(other) && value <= target.orTimes.factor * other);
+  const other = target.orTimes ? ratios[target.orTimes.of] : null;
+  return (
+    value <= (target.max ?? Infinity) ||
+    (target.orTimes !== undefined &&
+      other !== null &&
+      Number.isFinite(other) &&
+      value <= target.orTimes.factor * other)
+  );
 }
 
+/** @param {Target | undefined} target */
 function targetText(target) {
   if (!target) return '';
   if (target.min !== undefined) return `>= ${target.min}`;
@@ -114,27 +157,32 @@ function targetText(target) {
 
 class BenchError extends Error {}
 
+/** @param {string[]} argv */
 function parseArguments(argv) {
   const options = {
-    db: 'sqlite',
+    db: /** @type {import('./lib/databases').Client} */ ('sqlite'),
     connections: 8,
     rounds: 8,
     seconds: 3,
     warmup: 2,
     items: 100_000,
     only: SCENARIOS,
-    cpuProf: undefined,
+    cpuProf: /** @type {string | undefined} */ (undefined),
     check: false,
     fillFirst: false,
     keepDatabase: false,
   };
-  const numbers = ['connections', 'rounds', 'seconds', 'warmup', 'items'];
+  const numbers = /** @type {const} */ (['connections', 'rounds', 'seconds', 'warmup', 'items']);
   for (let i = 0; i < argv.length; i += 1) {
     const [flag, inline] = argv[i].split(/=(.*)/s);
     const value = () => inline ?? argv[(i += 1)];
     const name = flag.replace(/^--/, '');
-    if (name === 'db') options.db = value();
-    else if (numbers.includes(name)) options[name] = Number(value());
+    const number = numbers.find((known) => known === name);
+    if (name === 'db') {
+      const db = value();
+      if (!isClient(db)) throw new BenchError(`--db must be sqlite, postgres or mariadb, not "${db}".`);
+      options.db = db;
+    } else if (number) options[number] = Number(value());
     else if (name === 'only') options.only = value().toUpperCase().split(',').filter(Boolean);
     else if (name === 'cpu-prof') options.cpuProf = path.resolve(value());
     else if (name === 'check') options.check = true;
@@ -142,8 +190,6 @@ function parseArguments(argv) {
     else if (name === 'keep-database') options.keepDatabase = true;
     else throw new BenchError(`Unknown option ${argv[i]} (see the comment at the top of scripts/bench.js).`);
   }
-  if (!['sqlite', 'postgres', 'mariadb'].includes(options.db))
-    throw new BenchError(`--db must be sqlite, postgres or mariadb, not "${options.db}".`);
   for (const name of numbers) {
     if (!Number.isInteger(options[name]) || options[name] < 0)
       throw new BenchError(`--${name} must be a whole number.`);
@@ -154,17 +200,28 @@ function parseArguments(argv) {
   return options;
 }
 
-const progress = (message) => process.stderr.write(`[bench] ${message}\n`);
+const progress = (/** @type {string} */ message) => process.stderr.write(`[bench] ${message}\n`);
 
-/** Runs a build to completion, its output on stderr: stdout carries only the bench's results. */
+/**
+ * Runs a build to completion, its output on stderr: stdout carries only the bench's results.
+ * @param {string} command
+ * @param {string[]} args
+ * @param {{ cwd: string; env: NodeJS.ProcessEnv }} options
+ */
 function runBuild(command, args, { cwd, env }) {
   const { status } = spawnSync(command, args, { cwd, env, stdio: ['ignore', 2, 2] });
   if (status !== 0) throw new BenchError(`${[command, ...args].join(' ')} failed (exit ${status}).`);
 }
 
+/**
+ * @param {string} url
+ * @param {RequestInit} init
+ * @returns {Promise<Reply>}
+ */
 async function fetchJson(url, init) {
   const response = await fetch(url, init);
   const text = await response.text();
+  /** @type {unknown} */
   let body = text;
   try {
     body = JSON.parse(text);
@@ -174,7 +231,14 @@ async function fetchJson(url, init) {
   return { status: response.status, body };
 }
 
-/** Runs `work(n)` for n = 0..count-1, `concurrency` at a time. */
+/**
+ * Runs `work(n)` for n = 0..count-1, `concurrency` at a time.
+ * @template T
+ * @param {number} count
+ * @param {number} concurrency
+ * @param {(n: number) => Promise<T>} work
+ * @returns {Promise<T[]>}
+ */
 async function inParallel(count, concurrency, work) {
   const results = new Array(count);
   let nextIndex = 0;
@@ -189,10 +253,19 @@ async function inParallel(count, concurrency, work) {
   return results;
 }
 
-/** Requests of both sides, as autocannon and fetch send them. */
+/**
+ * Requests of both sides, as autocannon and fetch send them.
+ * @param {string} apiToken
+ */
 function clients(apiToken) {
-  const json = (value) => JSON.stringify(value);
+  const json = (/** @type {unknown} */ value) => JSON.stringify(value);
   return {
+    /**
+     * @param {string} method
+     * @param {string} pathUnderPrefix
+     * @param {unknown} [body]
+     * @returns {Request}
+     */
     plugin(method, pathUnderPrefix, body) {
       const raw = body === undefined ? '' : json(body);
       return {
@@ -202,6 +275,12 @@ function clients(apiToken) {
         body: raw || undefined,
       };
     },
+    /**
+     * @param {string} method
+     * @param {string} pathUnderPrefix
+     * @param {unknown} body
+     * @returns {Request}
+     */
     forged(method, pathUnderPrefix, body) {
       const raw = json(body);
       return {
@@ -215,6 +294,12 @@ function clients(apiToken) {
         body: raw,
       };
     },
+    /**
+     * @param {string} method
+     * @param {string} apiPath
+     * @param {unknown} [data]
+     * @returns {Request}
+     */
     native(method, apiPath, data) {
       return {
         method,
@@ -226,6 +311,12 @@ function clients(apiToken) {
   };
 }
 
+/** @typedef {ReturnType<typeof clients>} Clients */
+
+/**
+ * @param {string} baseUrl
+ * @param {Request} request
+ */
 const send = (baseUrl, request) =>
   fetchJson(`${baseUrl}${request.path}`, {
     method: request.method,
@@ -233,6 +324,11 @@ const send = (baseUrl, request) =>
     body: request.body,
   });
 
+/**
+ * @param {Reply} reply
+ * @param {number[]} statuses
+ * @param {string} what
+ */
 function expectStatus(reply, statuses, what) {
   if (!statuses.includes(reply.status)) {
     throw new BenchError(`${what} answered ${reply.status}: ${JSON.stringify(reply.body).slice(0, 800)}`);
@@ -243,6 +339,8 @@ function expectStatus(reply, statuses, what) {
 /**
  * Checks that both sides store the same thing before timing them: the plugin's Blocks for the
  * bench HTML are read back and become the native side's content.
+ * @param {string} baseUrl
+ * @param {Clients} client
  */
 async function probe(baseUrl, client) {
   const pluginReply = await send(
@@ -279,27 +377,54 @@ async function probe(baseUrl, client) {
 /**
  * The categories and authors B's posts refer to, created through the REST API so the native
  * side can relate to them by documentId; the plugin's publishes find the same entries by name.
+ * @param {string} baseUrl
+ * @param {Clients} client
  */
 async function nativeRelated(baseUrl, client) {
+  /** @type {(apiPath: string, data: { name: string }) => Promise<string>} */
   const create = async (apiPath, data) =>
     expectStatus(await send(baseUrl, client.native('POST', apiPath, data)), [201], `Creating ${data.name}`)
       .data.documentId;
+  /** @type {Record<string, string>} */
   const categoryIds = {};
   for (const name of CATEGORIES) categoryIds[name] = await create('/api/categories', { name });
+  /** @type {Record<string, string>} */
   const authorIds = {};
   for (const name of AUTHORS) authorIds[name] = await create('/api/authors', { name });
   return { categoryIds, authorIds };
 }
 
+/**
+ * @param {(string | number)[]} cells
+ * @param {number[]} widths
+ */
 function formatRow(cells, widths) {
   return cells
     .map((cell, i) => (i < 2 ? String(cell).padEnd(widths[i]) : String(cell).padStart(widths[i])))
     .join('  ');
 }
 
+/**
+ * @param {number} value
+ * @param {number} digits
+ */
 const fixed = (value, digits) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
 
+/**
+ * @param {{
+ *   options: ReturnType<typeof parseArguments>;
+ *   database: string;
+ *   sides: { scenario: string; label: string; stats: Stats }[];
+ *   memory: Memory | undefined;
+ *   strangers: Awaited<ReturnType<typeof unauthenticatedBodies>> | undefined;
+ *   walk: Walked | undefined;
+ *   ratios: Ratios;
+ *   fill: { items: number; seconds: number };
+ *   machine: string;
+ * }} results
+ */
 function report({ options, database, sides, memory, strangers, walk, ratios, fill, machine }) {
+  /** @type {string[]} */
   const lines = [];
   lines.push('');
   lines.push(
@@ -370,11 +495,12 @@ function report({ options, database, sides, memory, strangers, walk, ratios, fil
   return lines.join('\n');
 }
 
-const round = (value, digits = 3) => (Number.isFinite(value) ? Number(value.toFixed(digits)) : null);
+const round = (/** @type {number} */ value, digits = 3) =>
+  Number.isFinite(value) ? Number(value.toFixed(digits)) : null;
 
 async function main() {
   const options = parseArguments(process.argv.slice(2));
-  const wants = (scenario) => options.only.includes(scenario);
+  const wants = (/** @type {string} */ scenario) => options.only.includes(scenario);
   const startedAt = Date.now();
   const database = await createDatabase(options.db, 'pb_bench');
   const env = {
@@ -392,9 +518,16 @@ async function main() {
     // I's image host listens on loopback, which the download guard refuses unless allowed.
     PUBLISH_BRIDGE_MEDIA_ALLOWED_HOSTS: '127.0.0.1',
   };
-  let server;
+  // Started and restarted by start() below; the cast keeps its type where closures assign it.
+  let server = /** @type {import('./bench/server').Server | undefined} */ (undefined);
+  /** The server started last: every scenario runs while it does. */
+  const running = () => {
+    if (!server) throw new BenchError('The bench server is not running.');
+    return server;
+  };
   const resultFile = path.join(os.tmpdir(), `pb-bench-setup-${process.pid}.json`);
   try {
+    /** @type {(items: number, ...flags: string[]) => Promise<{ apiToken: string; filled: { items: number; seconds: number } }>} */
     const setup = async (items, ...flags) => {
       await runNode([path.join(__dirname, 'bench', 'setup.js'), resultFile, String(items), ...flags], env);
       return JSON.parse(fs.readFileSync(resultFile, 'utf8'));
@@ -417,7 +550,7 @@ async function main() {
       `both sides store the same ${contentBytes}-byte post; measuring at ${options.connections} connections`
     );
 
-    const load = { baseUrl, connections: options.connections, serverCpu: () => server.cpuSeconds() };
+    const load = { baseUrl, connections: options.connections, serverCpu: () => running().cpuSeconds() };
     const runTag = randomBytes(3).toString('hex');
     let counter = 0;
     const next = () => (counter += 1);
@@ -431,21 +564,28 @@ async function main() {
         content: blocks,
       });
     };
+    /** @type {{ scenario: string; label: string; stats: Stats }[]} */
     const sides = [];
+    /** @type {Ratios} */
     const ratios = Object.fromEntries(FIGURES.map((name) => [name, null]));
+    /** @type {Memory | undefined} */
     let memory;
+    /** @type {Awaited<ReturnType<typeof unauthenticatedBodies>> | undefined} */
     let strangers;
+    /** @type {Walked | undefined} */
     let walk;
 
     if (wants('G')) {
       progress('G: 50 clients with a wrong key each sending a 10 MB body at once...');
-      strangers = await unauthenticatedBodies({ server, path: `${PREFIX}/posts` });
+      strangers = await unauthenticatedBodies({ server: running(), path: `${PREFIX}/posts` });
       if (!allRefused(strangers))
         throw new BenchError(
           `G: not every stranger was refused (401 or a closed connection): ${JSON.stringify(strangers.outcomes)}`
         );
       // A closed connection counts as refused only while the server is still there.
-      const health = await fetch(`${server.baseUrl}/_health`).catch((error) => ({ status: error.message }));
+      const health = await fetch(`${running().baseUrl}/_health`).catch((error) => ({
+        status: error.message,
+      }));
       if (health.status !== 204)
         throw new BenchError(`G: the server did not answer afterwards (${health.status})`);
       ratios.unauthenticated_peak_rss_growth_mb = round(strangers.peakMb - strangers.beforeMb, 1);
@@ -455,14 +595,14 @@ async function main() {
       progress(`F: ${MEMORY_TOTAL} publishes, RSS read after ${MEMORY_FIRST} and after ${MEMORY_TOTAL}...`);
       const began = Date.now();
       const first = await run({ ...load, amount: MEMORY_FIRST, next: pluginCreate, expect: [200] });
-      const after500 = await server.memoryMb();
+      const after500 = await running().memoryMb();
       const rest = await run({
         ...load,
         amount: MEMORY_TOTAL - MEMORY_FIRST,
         next: pluginCreate,
         expect: [200],
       });
-      const after5000 = await server.memoryMb();
+      const after5000 = await running().memoryMb();
       if (first.errors + rest.errors > 0)
         throw new BenchError(
           `F: ${first.errors + rest.errors} publishes failed: ${first.unexpected ?? rest.unexpected}`
@@ -471,7 +611,10 @@ async function main() {
       ratios.rss_growth_mb = round(after5000.rss - after500.rss, 1);
     }
 
-    /** `shape` overrides the load's, e.g. `{ connections: 1 }` for latency alone. */
+    /**
+     * `shape` overrides the load's, e.g. `{ connections: 1 }` for latency alone.
+     * @type {(title: string, sideList: Side[], shape?: { connections?: number }) => Promise<Record<string, Stats>>}
+     */
     const measure = async (title, sideList, shape = {}) => {
       for (const side of sideList) {
         if (options.warmup > 0) await run({ ...load, ...shape, seconds: options.warmup, ...side });
@@ -499,6 +642,7 @@ async function main() {
     };
 
     /** A's two sides; `at` names the site's size in the table when A runs again on the filled site. */
+    /** @type {(at?: string) => Side[]} */
     const createSides = (at = '') => [
       {
         name: `A plugin${at}`,
@@ -516,6 +660,7 @@ async function main() {
       },
     ];
     /** Seconds per create of each side before the fill, for growth_ratio. */
+    /** @type {{ plugin: number; native: number } | undefined} */
     let createBeforeFill;
 
     if (wants('A') || wants('B') || wants('E')) {
@@ -554,7 +699,7 @@ async function main() {
         });
       }
       const stats = await measure('A/B/E', sideList);
-      const perRequest = (name) => 1 / stats[name].rps;
+      const perRequest = (/** @type {string} */ name) => 1 / stats[name].rps;
       if (wants('A')) {
         ratios.create_ratio = round(perRequest('A plugin') / perRequest('A native'));
         if (!options.fillFirst)
@@ -617,7 +762,7 @@ async function main() {
       const host = await startImageHost({ delayMs: IMAGE_DELAY_MS });
       try {
         // Every image a URL of its own, so each publish downloads all of its images.
-        const postWithImages = (count) => () => {
+        const postWithImages = (/** @type {number} */ count) => () => {
           const n = next();
           const figures = Array.from(
             { length: count },
@@ -656,7 +801,7 @@ async function main() {
 
     if ((wants('D') || wants('H')) && !options.fillFirst) {
       // Filled only now, so that A to C ran on the site their own publishes built.
-      await server.stop();
+      await running().stop();
       progress(
         `D/H: adding ${options.items} published posts, categories and products with the server stopped...`
       );
@@ -668,7 +813,8 @@ async function main() {
     if (wants('D')) {
       // Page 1000 with the default 100,000 items: the last full page of the fill.
       const PAGE_FAR = Math.max(2, Math.floor(options.items / 100));
-      const pageRequest = (page) => () => client.plugin('GET', `/pages?per_page=100&page=${page}`);
+      const pageRequest = (/** @type {number} */ page) => () =>
+        client.plugin('GET', `/pages?per_page=100&page=${page}`);
       for (const page of [1, PAGE_FAR]) {
         const items = expectStatus(
           await send(baseUrl, pageRequest(page)()),
@@ -725,7 +871,7 @@ async function main() {
     }
 
     if (wants('H')) {
-      const getPage = async (page) =>
+      const getPage = async (/** @type {number} */ page) =>
         expectStatus(
           await send(baseUrl, client.plugin('GET', `/pages?per_page=${WALK_PER_PAGE}&page=${page}`)),
           [200],

@@ -21,7 +21,10 @@ const path = require('node:path');
 const util = require('node:util');
 const { ROOT, EXAMPLE_DIR, ScriptError, binary, ensureBuilds, waitForHealth } = require('./lib/example-site');
 
-/** Secrets as create-strapi-app generates them: fresh random values, four app keys. */
+/**
+ * Secrets as create-strapi-app generates them: fresh random values, four app keys.
+ * @param {(size: number) => Buffer} [randomBytes]
+ */
 function secretsEnvFile(randomBytes = crypto.randomBytes) {
   const secret = () => randomBytes(16).toString('base64');
   const values = {
@@ -37,18 +40,26 @@ function secretsEnvFile(randomBytes = crypto.randomBytes) {
   return `# Written by \`npm run demo\` on its first start. Keep it private; see .env.example.\n${lines.join('\n')}\n`;
 }
 
-/** Creates the file with fresh secrets unless it exists; returns whether it did. */
+/**
+ * Creates the file with fresh secrets unless it exists; returns whether it did.
+ * @param {string} file
+ * @param {(size: number) => Buffer} [randomBytes]
+ */
 function ensureEnvFile(file, randomBytes) {
   try {
     // 'wx' fails when the file exists, so a user's own .env is never replaced, even in a race.
     fs.writeFileSync(file, secretsEnvFile(randomBytes), { flag: 'wx', mode: 0o600 });
     return true;
   } catch (error) {
-    if (error.code === 'EEXIST') return false;
+    if (/** @type {NodeJS.ErrnoException} */ (error).code === 'EEXIST') return false;
     throw error;
   }
 }
 
+/**
+ * @param {string} file
+ * @returns {NodeJS.Dict<string>}
+ */
 function readEnvFile(file) {
   if (!fs.existsSync(file)) return {};
   if (typeof util.parseEnv !== 'function') throw new ScriptError('The demo needs Node.js 20.12 or later.');
@@ -56,13 +67,14 @@ function readEnvFile(file) {
 }
 
 /** The environment Strapi will see: it loads example/.env without overriding variables already set. */
-const strapiEnvironment = (envFile) => ({ ...readEnvFile(envFile), ...process.env });
+const strapiEnvironment = (/** @type {string} */ envFile) => ({ ...readEnvFile(envFile), ...process.env });
 
 /** The child that a signal to this process must reach (a build or Strapi), if any. */
+/** @type {import('node:child_process').ChildProcess | null} */
 let runningChild = null;
 
 function forwardSignals() {
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  for (const signal of /** @type {const} */ (['SIGINT', 'SIGTERM', 'SIGHUP'])) {
     process.on(signal, () => {
       if (runningChild) runningChild.kill(signal);
       else process.exit(128 + os.constants.signals[signal]);
@@ -70,7 +82,13 @@ function forwardSignals() {
   }
 }
 
-/** Starts a command with inherited output; resolves to its exit status, never rejects. */
+/**
+ * Starts a command with inherited output; resolves to its exit status, never rejects.
+ * @param {string} command
+ * @param {string[]} args
+ * @param {{ cwd?: string; env?: NodeJS.ProcessEnv }} [options]
+ * @returns {Promise<number>}
+ */
 function start(command, args, { cwd = ROOT, env = process.env } = {}) {
   const child = spawn(command, args, { cwd, env, stdio: 'inherit' });
   runningChild = child;
@@ -82,23 +100,35 @@ function start(command, args, { cwd = ROOT, env = process.env } = {}) {
     });
     child.on('exit', (code, signal) => {
       runningChild = null;
-      resolve(code ?? 128 + os.constants.signals[signal]);
+      // Node gives the signal exactly when there is no exit code.
+      resolve(code ?? 128 + os.constants.signals[/** @type {NodeJS.Signals} */ (signal)]);
     });
   });
 }
 
+/**
+ * @param {string} command
+ * @param {string[]} args
+ * @param {{ cwd?: string; env?: NodeJS.ProcessEnv }} [options]
+ */
 async function run(command, args, options) {
   const status = await start(command, args, options);
   if (status !== 0) throw new ScriptError(`${[command, ...args].join(' ')} failed (exit ${status}).`);
 }
 
-/** A wildcard bind answers on the loopback; other hosts are reached as given. */
+/**
+ * A wildcard bind answers on the loopback; other hosts are reached as given.
+ * @param {string} host
+ */
 function reachableHost(host) {
   if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
   return net.isIPv6(host) ? `[${host}]` : host;
 }
 
-/** People open localhost whatever local address the server binds to. */
+/**
+ * People open localhost whatever local address the server binds to.
+ * @param {string} host
+ */
 function displayHost(host) {
   return ['0.0.0.0', '::', '127.0.0.1', '::1', 'localhost'].includes(host)
     ? 'localhost'
@@ -108,11 +138,14 @@ function displayHost(host) {
 /**
  * Strapi would fail on a taken port anyway, but only after the health check may have found
  * whatever else listens there and announced it as the demo.
+ * @param {string} host
+ * @param {number} port
+ * @returns {Promise<void>}
  */
 function assertPortFree(host, port) {
   return new Promise((resolve, reject) => {
     const probe = net.createServer();
-    probe.once('error', (error) =>
+    probe.once('error', (/** @type {NodeJS.ErrnoException} */ error) =>
       reject(
         error.code === 'EADDRINUSE'
           ? new ScriptError(
@@ -121,32 +154,42 @@ function assertPortFree(host, port) {
           : error
       )
     );
-    probe.listen(port, host, () => probe.close(resolve));
+    probe.listen(port, host, () => probe.close(() => resolve()));
   });
 }
 
-/** Whether the admin panel still offers to create the first account; undefined when unknown. */
+/**
+ * Whether the admin panel still offers to create the first account; undefined when unknown.
+ * @param {string} baseUrl
+ * @returns {Promise<boolean | undefined>}
+ */
 async function hasAdmin(baseUrl) {
   try {
     const response = await fetch(`${baseUrl}/admin/init`, { signal: AbortSignal.timeout(2_000) });
-    return (await response.json()).data.hasAdmin;
+    const body = /** @type {{ data: { hasAdmin: boolean } }} */ (await response.json());
+    return body.data.hasAdmin;
   } catch {
     return undefined;
   }
 }
 
-/** The contract's base path as the built plugin defines it (the example keeps the default). */
+/**
+ * The contract's base path as the built plugin defines it (the example keeps the default).
+ * @returns {string}
+ */
 function contractPrefix() {
   const plugin = require(path.join(ROOT, 'dist', 'server'));
   return (plugin.default ?? plugin).config.default.prefix;
 }
 
+/** @param {NodeJS.Dict<string>} envFileValues */
 function describeKey(envFileValues) {
   if (process.env.PUBLISH_BRIDGE_API_KEY) return 'from PUBLISH_BRIDGE_API_KEY in the environment';
   if (envFileValues.PUBLISH_BRIDGE_API_KEY) return 'from PUBLISH_BRIDGE_API_KEY in example/.env';
   return "not set: paste the publisher's connection key in Settings > Publish Bridge";
 }
 
+/** @param {NodeJS.Dict<string>} env */
 function describeDatabase(env) {
   const client = env.DATABASE_CLIENT || 'sqlite';
   if (client !== 'sqlite')
@@ -155,12 +198,16 @@ function describeDatabase(env) {
   return `SQLite, ${path.relative(ROOT, file)} (DATABASE_* variables choose another)`;
 }
 
+/** @param {boolean | undefined} adminExists */
 function adminHint(adminExists) {
   if (adminExists === true) return 'Log in with your admin account.';
   if (adminExists === false) return 'Create the first admin account there.';
   return 'Create the first admin account there, unless you already have one.';
 }
 
+/**
+ * @param {{ siteUrl: string; prefix: string; adminExists: boolean | undefined; key: string; database: string; seconds: number }} facts
+ */
 function banner({ siteUrl, prefix, adminExists, key, database, seconds }) {
   const rule = '─'.repeat(78);
   return [

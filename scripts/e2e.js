@@ -66,13 +66,21 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
-/** Runs a build step to completion with its output shown; throws when it fails. */
+/**
+ * Runs a build step to completion with its output shown; throws when it fails.
+ * @param {string} command
+ * @param {string[]} args
+ * @param {{ cwd: string; env: NodeJS.ProcessEnv }} options
+ */
 function run(command, args, { cwd, env }) {
   const { status } = spawnSync(command, args, { cwd, env, stdio: 'inherit' });
   if (status !== 0) throw new ScriptError(`${[command, ...args].join(' ')} failed (exit ${status}).`);
 }
 
-/** Every variable Strapi reads is set here, so an example/.env left by the demo changes nothing. */
+/**
+ * Every variable Strapi reads is set here, so an example/.env left by the demo changes nothing.
+ * @param {{ port: number; databaseFile: string }} site
+ */
 function siteEnvironment({ port, databaseFile }) {
   const secret = () => crypto.randomBytes(16).toString('base64');
   return {
@@ -98,6 +106,7 @@ function siteEnvironment({ port, databaseFile }) {
   };
 }
 
+/** @param {NodeJS.ProcessEnv} env */
 async function startSite(env) {
   const baseUrl = `http://localhost:${env.PORT}`;
   const child = spawn(binary('strapi'), ['start'], {
@@ -105,6 +114,7 @@ async function startSite(env) {
     env,
     stdio: ['ignore', 'inherit', 'inherit'],
   });
+  /** @type {Promise<number | NodeJS.Signals | null>} */
   const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal)));
   const stop = async () => {
     child.kill('SIGTERM');
@@ -129,7 +139,11 @@ async function launchBrowser() {
   return chromium.launch({ executablePath, args, headless: !process.env.E2E_HEADED });
 }
 
-/** The docs' pictures show the site's address, so a docs run needs the same port every time. */
+/**
+ * The docs' pictures show the site's address, so a docs run needs the same port every time.
+ * @param {number} port
+ * @returns {Promise<boolean>}
+ */
 function portFree(port) {
   return new Promise((resolve) => {
     const probe = net.createServer();
@@ -169,6 +183,7 @@ async function main() {
     const page = await context.newPage();
     page.setDefaultTimeout(20_000);
     // Uncaught errors in the admin app explain most failures better than the timeout that follows.
+    /** @type {string[]} */
     const pageErrors = [];
     page.on('pageerror', (error) => pageErrors.push(error.stack ?? String(error)));
     page.on('response', (response) => {
@@ -182,6 +197,7 @@ async function main() {
     /**
      * `docs` names the picture in docs/screenshots/ this screen also makes, in a docs run;
      * `docsUntil` the heading of the card the picture ends with (else it ends with the open tab).
+     * @type {import('../test/e2e/settings-page').StepContext['screenshot']}
      */
     const screenshot = async (name, { docs, docsUntil } = {}) => {
       const file = path.join(ARTIFACTS_DIR, `${name}.png`);
@@ -213,8 +229,11 @@ async function main() {
             if (!title) throw new Error(`no card "${heading}" on the open tab`);
             // The card: the largest box around its title that holds no other card's title.
             end = title;
-            while (end.parentElement !== panel && end.parentElement.querySelectorAll('h2').length === 1)
-              end = end.parentElement;
+            // The title is inside the panel, so the climb stops at the panel before running out of parents.
+            for (let parent = end.parentElement; parent && parent !== panel; parent = end.parentElement) {
+              if (parent.querySelectorAll('h2').length !== 1) break;
+              end = parent;
+            }
           }
           return end.getBoundingClientRect().bottom + window.scrollY;
         }, docsUntil);
@@ -253,7 +272,7 @@ async function main() {
         results.failed += 1;
         const file = await screenshot(`failure-${String(index + 1).padStart(2, '0')}`).catch(() => undefined);
         const details = [
-          String(error?.message ?? error),
+          error instanceof Error ? error.message : String(error),
           ...pageErrors.slice(errorsBefore).map((stack) => `page error: ${stack}`),
         ];
         console.log(`  ✕ ${label}\n      ${details.join('\n').split('\n').join('\n      ')}`);

@@ -17,6 +17,10 @@ const FOLDERS = ['server/src', 'admin/src'];
 const MAX_LINES = 50;
 const REASON = /Over 50 lines:/;
 
+/**
+ * @param {string} folder
+ * @returns {string[]}
+ */
 function sourceFiles(folder) {
   return fs.readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
     const file = path.join(folder, entry.name);
@@ -25,13 +29,20 @@ function sourceFiles(folder) {
   });
 }
 
+/**
+ * @param {ts.Node} node
+ * @returns {node is ts.FunctionLikeDeclaration}
+ */
 const isFunction = (node) =>
   ts.isFunctionDeclaration(node) ||
   ts.isFunctionExpression(node) ||
   ts.isArrowFunction(node) ||
   ts.isMethodDeclaration(node);
 
-/** The statement or member a function stands in, where its reason is written (`const X = () => …`). */
+/**
+ * The statement or member a function stands in, where its reason is written (`const X = () => …`).
+ * @param {ts.Node} node
+ */
 function holderOf(node) {
   let holder = node;
   while (
@@ -46,11 +57,16 @@ function holderOf(node) {
   return holder;
 }
 
+/**
+ * @param {ts.SourceFile} source
+ * @param {ts.Node} node
+ */
 function hasReason(source, node) {
   const comments = ts.getLeadingCommentRanges(source.text, holderOf(node).getFullStart()) ?? [];
   return comments.some(({ pos, end }) => REASON.test(source.text.slice(pos, end)));
 }
 
+/** @param {ts.FunctionLikeDeclaration} node */
 function nameOf(node) {
   if (node.name) return node.name.getText();
   const holder = holderOf(node);
@@ -61,10 +77,13 @@ function nameOf(node) {
       : '(anonymous)';
 }
 
+/** @param {string} file */
 function unexplainedLongFunctions(file) {
   const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
-  const lineOf = (position) => source.getLineAndCharacterOfPosition(position).line + 1;
+  const lineOf = (/** @type {number} */ position) => source.getLineAndCharacterOfPosition(position).line + 1;
+  /** @type {{ lines: number; where: string; name: string }[]} */
   const found = [];
+  /** @param {ts.Node} node */
   const visit = (node) => {
     if (isFunction(node)) {
       const first = lineOf(node.getStart(source));

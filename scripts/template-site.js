@@ -29,9 +29,28 @@ const ROOT = path.resolve(__dirname, '..');
 const PREFIX = '/api/publish-bridge';
 const KEY = `pb_template_${randomBytes(16).toString('hex')}`;
 const BOOT_TIMEOUT_MS = 240_000;
-const progress = (message) => process.stderr.write(`[template] ${message}\n`);
+/**
+ * A contract or REST reply, the body parsed when it is JSON; `any`: each check reads the fields
+ * of the endpoint it called and asserts them.
+ * @typedef {{ status: number; body: any }} Reply
+ */
+/** @typedef {{ __component: string; body?: string; file?: { alternativeText?: string | null } }} Block */
+/**
+ * @typedef {{
+ *   title: string;
+ *   description: string;
+ *   cover?: { mime: string };
+ *   category?: { name: string };
+ *   author?: { name: string };
+ *   blocks: Block[];
+ * }} Article
+ */
 
+const progress = (/** @type {string} */ message) => process.stderr.write(`[template] ${message}\n`);
+
+/** @param {string[]} argv */
 function parseArguments(argv) {
+  /** @type {{ strapi: string | undefined; adminBuild: boolean; keep: boolean }} */
   const options = { strapi: undefined, adminBuild: true, keep: false };
   for (let i = 0; i < argv.length; i += 1) {
     const [flag, inline] = argv[i].split(/=(.*)/s);
@@ -48,6 +67,12 @@ function parseArguments(argv) {
   return options;
 }
 
+/**
+ * Runs a command to completion and answers its output; throws with the output when it fails.
+ * @param {string} command
+ * @param {string[]} args
+ * @param {{ cwd?: string; env?: NodeJS.ProcessEnv; quiet?: boolean }} [options]
+ */
 function run(command, args, { cwd, env = process.env, quiet = true } = {}) {
   const result = spawnSync(command, args, {
     cwd,
@@ -71,18 +96,24 @@ function run(command, args, { cwd, env = process.env, quiet = true } = {}) {
  */
 function newestStrapi5() {
   const listed = JSON.parse(run('npm', ['view', 'create-strapi-app@5', 'version', '--json']));
+  /** @type {string[]} */
   const releases = (Array.isArray(listed) ? listed : [listed]).filter((version) =>
     /^5\.\d+\.\d+$/.test(version)
   );
   if (releases.length === 0) throw new Error('npm view create-strapi-app@5 lists no 5.x.y release.');
-  const parts = (version) => version.split('.').map(Number);
+  const parts = (/** @type {string} */ version) => version.split('.').map(Number);
   return releases.reduce((newest, version) => {
     const [a, b] = [parts(version), parts(newest)];
     return a[1] > b[1] || (a[1] === b[1] && a[2] > b[2]) ? version : newest;
   });
 }
 
-/** The shipped template, made the way a user makes it, with every @strapi package pinned to `release`. */
+/**
+ * The shipped template, made the way a user makes it, with every @strapi package pinned to `release`.
+ * @param {string} workDir
+ * @param {string} release
+ * @param {string} tarball
+ */
 function createProject(workDir, release, tarball) {
   progress(`create-strapi-app@${release} --example --typescript (no install yet)...`);
   const cli = `create-strapi-app@${release}`;
@@ -120,7 +151,10 @@ function createProject(workDir, release, tarball) {
   return projectDir;
 }
 
-/** The README's mapping for this template, in the project's own typed plugins config. */
+/**
+ * The README's mapping for this template, in the project's own typed plugins config.
+ * @param {string} projectDir
+ */
 function configurePlugin(projectDir) {
   const file = path.join(projectDir, 'config', 'plugins.ts');
   const shipped = fs.readFileSync(file, 'utf8');
@@ -158,6 +192,10 @@ function configurePlugin(projectDir) {
   fs.writeFileSync(file, shipped.replace(opening, `=> ({\n${block}`));
 }
 
+/**
+ * @param {string} projectDir
+ * @param {NodeJS.ProcessEnv} env
+ */
 async function startSite(projectDir, env) {
   const port = await freePort();
   const child = spawn(
@@ -170,9 +208,10 @@ async function startSite(projectDir, env) {
     }
   );
   let log = '';
-  const keep = (chunk) => (log = (log + chunk).slice(-30_000));
+  const keep = (/** @type {Buffer} */ chunk) => (log = (log + chunk).slice(-30_000));
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
+  /** @type {number | NodeJS.Signals | null | undefined} */
   let exitCode;
   const exited = new Promise((resolve) =>
     child.on('exit', (code, signal) => resolve((exitCode = code ?? signal)))
@@ -208,14 +247,19 @@ async function startImageServer() {
     .png()
     .toBuffer();
   const server = http.createServer((request, response) => {
-    if (!request.url.endsWith('.png')) return response.writeHead(404).end();
+    if (!request.url?.endsWith('.png')) return response.writeHead(404).end();
     response.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': png.length }).end(png);
   });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${server.address().port}`, server }))
-  );
+  await /** @type {Promise<void>} */ (new Promise((resolve) => server.listen(0, '127.0.0.1', resolve)));
+  // Listening on an IP address and port: the address is an AddressInfo, not a pipe's name.
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+  return { url: `http://127.0.0.1:${port}`, server };
 }
 
+/**
+ * @param {string} method
+ * @param {string} body
+ */
 function signed(method, body) {
   const timestamp = String(Date.now());
   const signature = createHmac('sha256', KEY).update(`${timestamp}.`).update(body).digest('hex');
@@ -231,10 +275,18 @@ function signed(method, body) {
   };
 }
 
+/**
+ * @param {string} baseUrl
+ * @param {string} method
+ * @param {string} route
+ * @param {unknown} [payload]
+ * @returns {Promise<Reply>}
+ */
 async function contract(baseUrl, method, route, payload) {
   const body = payload === undefined ? '' : JSON.stringify(payload);
   const response = await fetch(`${baseUrl}${PREFIX}${route}`, signed(method, body));
   const text = await response.text();
+  /** @type {unknown} */
   let parsed = text;
   try {
     parsed = JSON.parse(text);
@@ -244,13 +296,22 @@ async function contract(baseUrl, method, route, payload) {
   return { status: response.status, body: parsed };
 }
 
-/** Strapi's own REST API, as the site's frontend reads it (a read-only API token). */
+/**
+ * Strapi's own REST API, as the site's frontend reads it (a read-only API token).
+ * @param {string} baseUrl
+ * @param {string} token
+ * @param {string} route
+ * @returns {Promise<Reply>}
+ */
 async function rest(baseUrl, token, route) {
   const response = await fetch(`${baseUrl}${route}`, { headers: { Authorization: `Bearer ${token}` } });
   return { status: response.status, body: await response.json() };
 }
 
-/** The post the publisher sends: every kind of content the body can hold. */
+/**
+ * The post the publisher sends: every kind of content the body can hold.
+ * @param {string} images
+ */
 function fullPost(images) {
   const content = [
     '<h2>Why local SEO matters</h2>',
@@ -275,8 +336,15 @@ function fullPost(images) {
   };
 }
 
+/**
+ * @param {{ baseUrl: string }} site
+ * @param {string} token
+ * @param {string} images
+ */
 async function checks(site, token, images) {
+  /** @type {{ name: string; ok: boolean; error?: unknown }[]} */
   const results = [];
+  /** @type {(name: string, body: () => Promise<void>) => Promise<void>} */
   const check = async (name, body) => {
     try {
       await body();
@@ -284,14 +352,16 @@ async function checks(site, token, images) {
       progress(`ok   ${name}`);
     } catch (error) {
       results.push({ name, ok: false, error });
-      progress(`FAIL ${name}: ${error.message}`);
+      progress(`FAIL ${name}: ${error instanceof Error ? error.message : String(error)}`);
     }
   };
+  /** @type {(condition: unknown, message: string) => asserts condition} */
   const expect = (condition, message) => {
     if (!condition) throw new Error(message);
   };
   const populate =
     'populate[cover]=true&populate[category]=true&populate[author]=true&populate[blocks][populate]=*&status=published';
+  /** @type {string | undefined} The post's id, once the publish check has passed. */
   let id;
 
   await check('the signed handshake answers with the capabilities', async () => {
@@ -313,6 +383,7 @@ async function checks(site, token, images) {
   await check('the frontend reads it back through /api/articles with every part in order', async () => {
     const { status, body } = await rest(site.baseUrl, token, `/api/articles/${id}?${populate}`);
     expect(status === 200, `GET /api/articles/${id}: ${status} ${JSON.stringify(body)}`);
+    /** @type {Article} */
     const article = body.data;
     expect(article.title === post.title, `title: ${article.title}`);
     expect(article.description.length <= 80, `description is ${article.description.length} characters`);
@@ -330,9 +401,12 @@ async function checks(site, token, images) {
     expect(components.includes('shared.media'), `no media component in ${components}`);
     expect(components.includes('shared.quote'), `no quote component in ${components}`);
     const media = article.blocks.find((block) => block.__component === 'shared.media');
-    expect(media.file?.alternativeText === 'A map with pins', `inline image: ${JSON.stringify(media.file)}`);
+    expect(
+      media?.file?.alternativeText === 'A map with pins',
+      `inline image: ${JSON.stringify(media?.file)}`
+    );
     const quote = article.blocks.find((block) => block.__component === 'shared.quote');
-    expect(/Be where your customers look/.test(quote.body), `quote: ${JSON.stringify(quote)}`);
+    expect(/Be where your customers look/.test(quote?.body ?? ''), `quote: ${JSON.stringify(quote)}`);
     const text = article.blocks
       .filter((block) => block.__component === 'shared.rich-text')
       .map((block) => block.body)
@@ -361,6 +435,7 @@ async function checks(site, token, images) {
     });
     expect(reply.status === 200 && reply.body.id === id, `update: ${JSON.stringify(reply)}`);
     const { body } = await rest(site.baseUrl, token, `/api/articles/${id}?${populate}`);
+    /** @type {Article} */
     const article = body.data;
     expect(article.title === post.title, `title changed: ${article.title}`);
     expect(
@@ -374,7 +449,8 @@ async function checks(site, token, images) {
   await check('the page list shows the post with its single category, and a walk ends', async () => {
     const reply = await contract(site.baseUrl, 'GET', '/pages?per_page=100');
     expect(reply.status === 200 && Array.isArray(reply.body), `pages: ${JSON.stringify(reply)}`);
-    const item = reply.body.find((page) => page.id === id);
+    /** @type {{ id: string; type: string; categories: string[] } | undefined} */
+    const item = reply.body.find((/** @type {{ id: string }} */ page) => page.id === id);
     expect(item && item.type === 'post', `post not listed: ${JSON.stringify(reply.body)}`);
     expect(
       JSON.stringify(item.categories) === '["Local SEO"]',
@@ -396,7 +472,11 @@ async function checks(site, token, images) {
   return results;
 }
 
-/** A read-only API token, created the way an admin would in Settings > API Tokens. */
+/**
+ * A read-only API token, created the way an admin would in Settings > API Tokens.
+ * @param {string} projectDir
+ * @param {NodeJS.ProcessEnv} env
+ */
 function createApiToken(projectDir, env) {
   const script = `
     const { createStrapi } = require('@strapi/strapi');
@@ -420,7 +500,9 @@ async function main() {
   if (!fs.existsSync(path.join(ROOT, 'dist', 'server', 'index.js')))
     throw new Error('Build the plugin first: npm run build');
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), `pb-template-${options.strapi}-`));
+  /** @type {Awaited<ReturnType<typeof startSite>> | undefined} */
   let site;
+  /** @type {Awaited<ReturnType<typeof startImageServer>> | undefined} */
   let images;
   try {
     progress(`Strapi ${options.strapi} in ${workDir}`);

@@ -14,18 +14,22 @@
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
+const { driver } = require('./lib/databases');
 
 const ROOT = path.resolve(__dirname, '..');
+/** @type {readonly string[]} */
 const DATABASES = ['sqlite', 'postgres', 'mariadb'];
 const BUILD_LOCK = '/tmp/pb-build.lock';
 
+/** @type {Record<string, { label: string; where(): string; start: string; probe(): Promise<void> } | undefined>} */
 const SERVERS = {
   postgres: {
     label: 'PostgreSQL',
     where: () => `${process.env.PGHOST ?? '127.0.0.1'}:${process.env.PGPORT ?? 5432}`,
     start: 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start',
     async probe() {
-      const { Client } = require('pg');
+      // Through the example's driver loader: pg ships no type declarations (its Client is `any` here).
+      const { Client } = driver('pg');
       const client = new Client({
         host: process.env.PGHOST ?? '127.0.0.1',
         port: Number(process.env.PGPORT ?? 5432),
@@ -57,7 +61,9 @@ const SERVERS = {
   },
 };
 
+/** @param {string[]} argv */
 function parseArguments(argv) {
+  /** @type {{ db: string | undefined; build: boolean; jestArgs: string[] }} */
   const options = { db: undefined, build: process.env.PB_SKIP_BUILD !== '1', jestArgs: [] };
   for (let index = 0; index < argv.length; index += 1) {
     const argument = argv[index];
@@ -72,11 +78,19 @@ function parseArguments(argv) {
   return options;
 }
 
+/**
+ * @param {string} message
+ * @returns {never}
+ */
 function fail(message) {
   console.error(`\n${message}\n`);
   process.exit(2);
 }
 
+/**
+ * @param {string} command
+ * @param {string[]} args
+ */
 function run(command, args, env = process.env) {
   const result = spawnSync(command, args, { cwd: ROOT, stdio: 'inherit', env });
   if (result.error) fail(`Could not run ${command}: ${result.error.message}`);
@@ -96,6 +110,17 @@ function build() {
   if (status !== 0) fail(`The plugin build failed (exit ${status}); tests were not run.`);
 }
 
+/**
+ * A driver's error as one line: its message, else its code (an AggregateError of refused
+ * connections has an empty message), else the value thrown.
+ * @param {unknown} error
+ */
+function describe(error) {
+  const { message, code } = /** @type {{ message?: string; code?: string }} */ (Object(error));
+  return message || code || String(error);
+}
+
+/** @param {string} db */
 async function ensureReachable(db) {
   const server = SERVERS[db];
   if (!server) return;
@@ -104,7 +129,7 @@ async function ensureReachable(db) {
   } catch (error) {
     fail(
       [
-        `${server.label} is not reachable at ${server.where()}: ${error.message || error.code || error}`,
+        `${server.label} is not reachable at ${server.where()}: ${describe(error)}`,
         `Start it (on this machine: \`${server.start}\`), or point the tests at another server with`,
         db === 'postgres'
           ? 'PGHOST, PGPORT and PGUSER (the user must be allowed to create databases).'
@@ -114,6 +139,7 @@ async function ensureReachable(db) {
   }
 }
 
+/** @param {string} db */
 function explainSkipped(db) {
   const skipped = DATABASES.filter((name) => name !== db);
   console.log(

@@ -11,28 +11,33 @@ const path = require('node:path');
 
 const EXAMPLE_DIR = path.resolve(__dirname, '../../example');
 
+/** @param {{ delayMs: number }} options */
 async function startImageHost({ delayMs }) {
   const sharp = require(require.resolve('sharp', { paths: [EXAMPLE_DIR] }));
   const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#6a8caf' } })
     .png()
     .toBuffer();
   let served = 0;
-  const server = http.createServer((request, response) => {
+  const server = http.createServer((_request, response) => {
     setTimeout(() => {
       served += 1;
       response.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length });
       response.end(png);
     }, delayMs);
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await /** @type {Promise<void>} */ (new Promise((resolve) => server.listen(0, '127.0.0.1', resolve)));
+  // Listening on an IP address and port: the address is an AddressInfo, not a pipe's name.
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
   return {
-    url: `http://127.0.0.1:${server.address().port}`,
+    url: `http://127.0.0.1:${port}`,
     served: () => served,
     close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(resolve);
-      }),
+      /** @type {Promise<void>} */ (
+        new Promise((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        })
+      ),
   };
 }
 

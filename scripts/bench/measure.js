@@ -2,7 +2,35 @@
 
 const autocannon = require('autocannon');
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * A request as the load generator sends it: the bench's clients build them (workload.js).
+ * @typedef {{ method?: string; path?: string; headers?: Record<string, string>; body?: string }} Request
+ */
+/**
+ * One side of a comparison: `next()` builds each request, or `fixed` is sent over and over;
+ * `expect` lists the statuses that count as success.
+ * @typedef {{
+ *   name: string;
+ *   scenario: string;
+ *   label: string;
+ *   next?: () => Request;
+ *   fixed?: Request;
+ *   expect: number[];
+ * }} Side
+ */
+/**
+ * @typedef {{
+ *   latencies: number[];
+ *   count: number;
+ *   seconds: number;
+ *   cpuSeconds: number;
+ *   sent: number;
+ *   errors: number;
+ *   unexpected: string | undefined;
+ * }} RunResult
+ */
+
+const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const QUIET_POLL_MS = 200;
 /** Server CPU per poll below which it counts as idle: the activity log still writes a batch. */
 const QUIET_CPU_SECONDS = 0.02;
@@ -11,6 +39,7 @@ const QUIET_MAX_MS = 10_000;
 /**
  * Requests still in flight when a run stops go on in the server: wait until it is idle, so
  * their work is not counted against the next run.
+ * @param {() => number} serverCpu
  */
 async function settle(serverCpu) {
   let before = serverCpu();
@@ -31,12 +60,27 @@ async function settle(serverCpu) {
  * (all connections starting at once) are left out, and requests cut off by the end of the run
  * do not count against it. Server CPU is divided by every request sent, since the server
  * finishes the cut-off ones too.
+ * @param {{
+ *   baseUrl: string;
+ *   connections: number;
+ *   seconds?: number;
+ *   amount?: number;
+ *   next?: () => Request;
+ *   fixed?: Request;
+ *   expect: number[];
+ *   serverCpu?: () => number;
+ * }} options
+ * @returns {Promise<RunResult>}
  */
 async function run({ baseUrl, connections, seconds, amount, next, fixed, expect, serverCpu = () => NaN }) {
+  /** @type {{ at: number; latency: number }[]} */
   const completions = [];
+  /** @type {Map<number, number>} */
   const statuses = new Map();
+  /** @type {string | undefined} */
   let unexpected;
-  const request = {
+  // Our Request's method is any string; autocannon's names the HTTP methods (each side sends one).
+  const request = /** @type {autocannon.Request} */ ({
     ...(fixed ?? {}),
     ...(next
       ? {
@@ -49,15 +93,21 @@ async function run({ baseUrl, connections, seconds, amount, next, fixed, expect,
       if (!expect.includes(status) && unexpected === undefined)
         unexpected = `${status} ${String(body).slice(0, 500)}`;
     },
-  };
-  const instance = autocannon({
-    url: baseUrl,
-    connections,
-    ...(amount ? { amount } : { duration: seconds }),
-    timeout: 60,
-    requests: [request],
   });
-  instance.on('response', (client, statusCode, bytes, responseTime) => {
+  // Without a callback, autocannon returns its event emitter made thenable (lib/init.js);
+  // @types/autocannon types that call as a plain Promise, without the events read here.
+  const instance = /** @type {autocannon.Instance & PromiseLike<autocannon.Result>} */ (
+    /** @type {unknown} */ (
+      autocannon({
+        url: baseUrl,
+        connections,
+        ...(amount ? { amount } : { duration: seconds }),
+        timeout: 60,
+        requests: [request],
+      })
+    )
+  );
+  instance.on('response', (_client, statusCode, _bytes, responseTime) => {
     completions.push({ at: performance.now(), latency: responseTime });
     statuses.set(statusCode, (statuses.get(statusCode) ?? 0) + 1);
   });
@@ -86,10 +136,17 @@ async function run({ baseUrl, connections, seconds, amount, next, fixed, expect,
   };
 }
 
+/**
+ * @param {number[]} sorted
+ * @param {number} p
+ */
 const percentile = (sorted, p) =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-/** One side's runs summed: throughput over all its time, latency percentiles over all its requests. */
+/**
+ * One side's runs summed: throughput over all its time, latency percentiles over all its requests.
+ * @param {RunResult[]} runs
+ */
 function summarise(runs) {
   const latencies = runs.flatMap((r) => r.latencies).sort((a, b) => a - b);
   const seconds = runs.reduce((sum, r) => sum + r.seconds, 0);
@@ -109,18 +166,28 @@ function summarise(runs) {
 /**
  * Runs every side once per round, rotating which goes first, so a machine that speeds up or
  * slows down during the bench affects every side alike.
+ * @param {{
+ *   sides: Side[];
+ *   rounds: number;
+ *   seconds: number;
+ *   baseUrl: string;
+ *   connections: number;
+ *   serverCpu: () => number;
+ *   onRun?: (side: Side, round: number, result: RunResult) => void;
+ * }} options
  */
 async function alternate({ sides, rounds, seconds, baseUrl, connections, serverCpu, onRun }) {
-  const runs = new Map(sides.map((side) => [side.name, []]));
+  /** @type {Record<string, RunResult[]>} */
+  const runs = Object.fromEntries(sides.map((side) => [side.name, []]));
   for (let round = 0; round < rounds; round += 1) {
     const order = sides.map((_, i) => sides[(i + round) % sides.length]);
     for (const side of order) {
       const result = await run({ baseUrl, connections, seconds, serverCpu, ...side });
-      runs.get(side.name).push(result);
+      runs[side.name].push(result);
       onRun?.(side, round, result);
     }
   }
-  return Object.fromEntries(sides.map((side) => [side.name, summarise(runs.get(side.name))]));
+  return Object.fromEntries(sides.map((side) => [side.name, summarise(runs[side.name])]));
 }
 
 module.exports = { run, alternate, summarise };

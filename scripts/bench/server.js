@@ -15,9 +15,24 @@ const STRAPI_CLI = path.join(
 const BOOT_TIMEOUT_MS = 180_000;
 const CLOCK_TICKS = 100;
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * The resident set size of a process (VmRSS, from the kernel), in megabytes.
+ * @param {number} pid
+ */
+function rssMb(pid) {
+  const vmRss = /^VmRSS:\s+(\d+)\s+kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!vmRss) throw new Error(`/proc/${pid}/status has no VmRSS line`);
+  return Number(vmRss[1]) / 1024;
+}
 
-/** Runs a node script to completion with the bench environment; its output is shown only if it fails. */
+const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs a node script to completion with the bench environment; its output is shown only if it fails.
+ * @param {string[]} args
+ * @param {NodeJS.ProcessEnv} env
+ * @returns {Promise<void>}
+ */
 function runNode(args, env) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: EXAMPLE_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -36,6 +51,8 @@ function runNode(args, env) {
 /**
  * `strapi start` of the example in a child process, the way a site runs in production,
  * listening on a free loopback port. `cpuProfileDir` adds `--cpu-prof` (written when it stops).
+ * @param {NodeJS.ProcessEnv} env
+ * @param {{ cpuProfileDir?: string }} [options]
  */
 async function startServer(env, { cpuProfileDir } = {}) {
   const port = await freePort();
@@ -52,11 +69,12 @@ async function startServer(env, { cpuProfileDir } = {}) {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
-  const keep = (chunk) => {
+  const keep = (/** @type {Buffer} */ chunk) => {
     log = (log + chunk).slice(-20_000);
   };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
+  /** @type {number | NodeJS.Signals | null | undefined} */
   let exitCode;
   const exited = new Promise((resolve) =>
     child.on('exit', (code, signal) => {
@@ -82,9 +100,11 @@ async function startServer(env, { cpuProfileDir } = {}) {
     await sleep(200);
   }
 
+  // It answered, so its process was spawned and has a pid.
+  const pid = /** @type {number} */ (child.pid);
   return {
     baseUrl,
-    pid: child.pid,
+    pid,
     log: () => log,
     /**
      * After a full garbage collection: the resident set size of the server process (VmRSS, from
@@ -96,14 +116,12 @@ async function startServer(env, { cpuProfileDir } = {}) {
       for (let waited = 0; !fs.existsSync(memoryFile) && waited < 10_000; waited += 100) await sleep(100);
       // Let the kernel see the pages the collection gave back.
       await sleep(1_000);
-      const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
-      const kilobytes = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)[1]);
       const { heapUsed } = JSON.parse(fs.readFileSync(memoryFile, 'utf8'));
-      return { rss: kilobytes / 1024, heap: heapUsed / 2 ** 20 };
+      return { rss: rssMb(pid), heap: heapUsed / 2 ** 20 };
     },
     /** CPU time the server process has used so far (user + system), in seconds. */
     cpuSeconds() {
-      const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
       // utime and stime are fields 14 and 15 of /proc/PID/stat, in clock ticks (100 per second on Linux).
       return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
     },
@@ -119,4 +137,6 @@ async function startServer(env, { cpuProfileDir } = {}) {
   };
 }
 
-module.exports = { startServer, runNode };
+/** @typedef {Awaited<ReturnType<typeof startServer>>} Server */
+
+module.exports = { startServer, runNode, rssMb };

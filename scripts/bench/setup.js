@@ -18,6 +18,8 @@ const { randomBytes } = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 
+/** @typedef {import('@strapi/strapi').Core.Strapi} Strapi */
+
 const EXAMPLE_DIR = path.resolve(__dirname, '../../example');
 const ARTICLE = 'api::article.article';
 const CATEGORY = 'api::category.category';
@@ -31,7 +33,7 @@ const documentId = () => {
   return [...randomBytes(24)].map((byte) => alphabet[byte % alphabet.length]).join('');
 };
 
-const fillerContent = (n) => [
+const fillerContent = (/** @type {number} */ n) => [
   { type: 'heading', level: 2, children: [{ type: 'text', text: `Archived article ${n}` }] },
   {
     type: 'paragraph',
@@ -42,6 +44,9 @@ const fillerContent = (n) => [
 /**
  * Item n of the fill: 7 in 10 are posts, 1 a blog category (a type without draft & publish:
  * one row), 2 products; interleaved, so a page of the list reads every type.
+ * @param {number} n
+ * @param {Date} at
+ * @returns {{ uid: string; rows: Record<string, unknown>[] }}
  */
 function fillerItem(n, at) {
   const dates = { documentId: documentId(), createdAt: at, updatedAt: at };
@@ -72,12 +77,17 @@ function fillerItem(n, at) {
   };
 }
 
+/**
+ * @param {Strapi} strapi
+ * @param {number} items
+ */
 async function fill(strapi, items) {
   const startedAt = Date.now();
   // One millisecond apart and after every existing entry, so the listing order (creation, then
   // type, then id) is the insertion order.
   const firstCreatedAt = startedAt;
   for (let offset = 0; offset < items; offset += BATCH) {
+    /** @type {Map<string, Record<string, unknown>[]>} */
     const rowsByUid = new Map();
     for (let n = offset; n < Math.min(items, offset + BATCH); n += 1) {
       const { uid, rows } = fillerItem(n, new Date(firstCreatedAt + n));
@@ -96,6 +106,8 @@ async function fill(strapi, items) {
  * Refreshes the planner's statistics after the bulk fill, as autovacuum (PostgreSQL) would within
  * a minute on a real site: a table measured right after 20,000 inserts still has the statistics of
  * an empty one, and PostgreSQL then plans a page of the list with parallel workers.
+ * @param {Strapi} strapi
+ * @param {string} table
  */
 async function analyze(strapi, table) {
   const client = strapi.db.dialect.client;

@@ -5,11 +5,17 @@
  * page comes back shorter than `per_page` (contract §5), while its user keeps publishing.
  */
 
+/** @typedef {{ seen: Map<string, number>; pages: number; seconds: number }} Walk */
+
 /**
  * Walks every page; answers how many times each item (`type id`) was seen, the pages read and
  * the seconds taken. `getPage(page)` answers the page's items, or throws.
+ * @param {(page: number) => Promise<{ type: string; id: string | number }[]>} getPage
+ * @param {number} perPage
+ * @returns {Promise<Walk>}
  */
 async function walkPages(getPage, perPage) {
+  /** @type {Map<string, number>} */
   const seen = new Map();
   const began = performance.now();
   let pages = 0;
@@ -28,6 +34,8 @@ async function walkPages(getPage, perPage) {
 /**
  * What a walk during publishing got wrong, against a walk before it: items that were there before
  * and were missed, and items seen more than once. New items may be seen or not (once at most).
+ * @param {Walk} before
+ * @param {Walk} during
  */
 function walkErrors(before, during) {
   const missed = [...before.seen.keys()].filter((key) => !during.seen.has(key));

@@ -39,9 +39,17 @@ function articleHtml() {
 const HTML = articleHtml();
 
 /** A paragraph that makes each update a real change of the content. */
-const revisionHtml = (n) => `<p>Revision ${n}</p>`;
-const revisionBlock = (n) => ({ type: 'paragraph', children: [{ type: 'text', text: `Revision ${n}` }] });
+const revisionHtml = (/** @type {number} */ n) => `<p>Revision ${n}</p>`;
+const revisionBlock = (/** @type {number} */ n) => ({
+  type: 'paragraph',
+  children: [{ type: 'text', text: `Revision ${n}` }],
+});
 
+/**
+ * The contract's signature headers for `body`.
+ * @param {string} key
+ * @param {string} body
+ */
 function sign(key, body, timestamp = Date.now()) {
   const ts = String(timestamp);
   return {
@@ -51,14 +59,27 @@ function sign(key, body, timestamp = Date.now()) {
   };
 }
 
+/**
+ * @param {string[]} list
+ * @param {number} n
+ * @param {number} count
+ */
 const pick = (list, n, count) => Array.from({ length: count }, (_, i) => list[(n + i * 2) % list.length]);
 
-/** Every post of a run gets its own title (and slug, source id) so each request creates a new document. */
+/**
+ * Every post of a run gets its own title (and slug, source id) so each request creates a new document.
+ * @param {string} label
+ * @param {number} n
+ */
 function createBody(label, n) {
   return { title: `Bench ${label} post ${n}`, content: HTML, status: 'publish' };
 }
 
-/** A full publish, as the publisher sends it when every field is filled in. */
+/**
+ * A full publish, as the publisher sends it when every field is filled in.
+ * @param {string} label
+ * @param {number} n
+ */
 function fullCreateBody(label, n) {
   return {
     ...createBody(label, n),
@@ -81,6 +102,9 @@ function fullCreateBody(label, n) {
  * The same full post as Strapi REST data for the example's Article, for a native side of B:
  * relations by documentId (`categoryIds` and `authorIds` by name), the SEO component, the date
  * as the instant the plugin stores.
+ * @param {string} label
+ * @param {number} n
+ * @param {{ blocks: unknown[]; categoryIds: Record<string, string>; authorIds: Record<string, string> }} related
  */
 function nativeFullData(label, n, { blocks, categoryIds, authorIds }) {
   const body = fullCreateBody(label, n);

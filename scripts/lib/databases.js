@@ -10,7 +10,16 @@ const fs = require('node:fs/promises');
 const os = require('node:os');
 const path = require('node:path');
 
+/** @typedef {'sqlite' | 'postgres' | 'mariadb'} Client */
+
+/** @type {Client[]} */
 const CLIENTS = ['sqlite', 'postgres', 'mariadb'];
+
+/**
+ * @param {string} name
+ * @returns {name is Client}
+ */
+const isClient = (name) => /** @type {string[]} */ (CLIENTS).includes(name);
 
 const PG = {
   host: process.env.PGHOST ?? '127.0.0.1',
@@ -23,11 +32,21 @@ const MARIADB = {
   user: process.env.MARIADB_USER ?? 'root',
 };
 
-/** The drivers are installed in the example's workspace, next to Strapi. */
+/**
+ * The drivers are installed in the example's workspace, next to Strapi. Untyped (`any`): pg ships
+ * no declarations, and each caller uses a few calls of its driver.
+ * @param {'pg' | 'mysql2/promise'} name
+ * @returns {any}
+ */
 const driver = (name) =>
   require(require.resolve(name, { paths: [path.resolve(__dirname, '../../example')] }));
 
-/** The variables the example's config/database.js reads for a database server. */
+/**
+ * The variables the example's config/database.js reads for a database server.
+ * @param {string} databaseClient
+ * @param {{ host: string; port: number; user: string }} server
+ * @param {string} name
+ */
 const serverEnv = (databaseClient, server, name) => ({
   DATABASE_CLIENT: databaseClient,
   DATABASE_HOST: server.host,
@@ -37,7 +56,11 @@ const serverEnv = (databaseClient, server, name) => ({
   DATABASE_PASSWORD: '',
 });
 
-/** One statement on a connection of its own, closed whatever happens. */
+/**
+ * One statement on a connection of its own, closed whatever happens.
+ * @param {() => Promise<{ query(sql: string): Promise<unknown>; end(): Promise<void> }>} connect
+ * @param {string} sql
+ */
 async function runOnServer(connect, sql) {
   const connection = await connect();
   try {
@@ -50,15 +73,20 @@ async function runOnServer(connect, sql) {
 /**
  * MariaDB has no CREATE DATABASE … TEMPLATE: each table is made from the template's own
  * definition (its indexes and foreign keys included) and filled from the template's rows.
+ * @param {import('mysql2/promise').Connection} connection
+ * @param {string} template
+ * @param {string} name
  */
 async function copyMariadbTables(connection, template, name) {
   await connection.query('SET FOREIGN_KEY_CHECKS = 0');
   await connection.query(`USE \`${name}\``);
+  /** @type {[import('mysql2/promise').RowDataPacket[], unknown]} */
   const [tables] = await connection.query(
     "SELECT TABLE_NAME AS name FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE'",
     [template]
   );
   for (const { name: table } of tables) {
+    /** @type {[import('mysql2/promise').RowDataPacket[], unknown]} */
     const [[definition]] = await connection.query(`SHOW CREATE TABLE \`${template}\`.\`${table}\``);
     await connection.query(definition['Create Table']);
     await connection.query(`INSERT INTO \`${table}\` SELECT * FROM \`${template}\`.\`${table}\``);
@@ -66,19 +94,18 @@ async function copyMariadbTables(connection, template, name) {
 }
 
 /**
- * @param {'sqlite' | 'postgres' | 'mariadb'} client
+ * @param {Client} client
  * @param {string} prefix the start of the database's name, e.g. pb_test
  * @param {string} [template] a database of the same client to start as a copy of (its name, or
  *   for SQLite its file), instead of empty
- * @returns {Promise<{ client: 'sqlite' | 'postgres' | 'mariadb', label: string, env: Record<string, string>, drop(): Promise<void> }>}
+ * @returns {Promise<{ client: Client, label: string, env: Record<string, string>, drop(): Promise<void> }>}
  */
 async function createDatabase(client, prefix, template) {
-  if (!CLIENTS.includes(client))
-    throw new Error(`The database must be ${CLIENTS.join(', ')}, not "${client}".`);
+  if (!isClient(client)) throw new Error(`The database must be ${CLIENTS.join(', ')}, not "${client}".`);
   const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   if (client === 'postgres') {
     const { Client } = driver('pg');
-    const onServer = (sql) =>
+    const onServer = (/** @type {string} */ sql) =>
       runOnServer(async () => {
         const admin = new Client({ ...PG, database: 'postgres' });
         await admin.connect();
@@ -95,7 +122,7 @@ async function createDatabase(client, prefix, template) {
   if (client === 'mariadb') {
     const mysql = driver('mysql2/promise');
     const connect = () => mysql.createConnection({ ...MARIADB, password: '' });
-    const onServer = (sql) => runOnServer(connect, sql);
+    const onServer = (/** @type {string} */ sql) => runOnServer(connect, sql);
     await onServer(`CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
     if (template) {
       const connection = await connect();
@@ -127,4 +154,4 @@ async function createDatabase(client, prefix, template) {
   };
 }
 
-module.exports = { CLIENTS, PG, MARIADB, createDatabase, driver };
+module.exports = { CLIENTS, PG, MARIADB, createDatabase, driver, isClient };

@@ -22,7 +22,11 @@ const HEALTH_POLL_MS = 250;
 /** A failure the scripts report as its message alone: the user can act on it. */
 class ScriptError extends Error {}
 
-/** Every file under `dir`, in a stable order (hashes depend on it); none when `dir` is missing. */
+/**
+ * Every file under `dir`, in a stable order (hashes depend on it); none when `dir` is missing.
+ * @param {string} dir
+ * @returns {string[]}
+ */
 function listFiles(dir) {
   if (!fs.existsSync(dir)) return [];
   return fs
@@ -34,11 +38,12 @@ function listFiles(dir) {
     });
 }
 
-const mtimeOf = (file) => fs.statSync(file).mtimeMs;
+const mtimeOf = (/** @type {string} */ file) => fs.statSync(file).mtimeMs;
 
 /**
  * The build empties dist/server and dist/admin before writing, so their oldest file tells when
  * the last complete build started; any source edited after that is missing from it.
+ * @param {string} root
  */
 function isPluginBuildFresh(root) {
   const entries = ['dist/server/index.js', 'dist/admin/index.mjs'].map((file) => path.join(root, file));
@@ -52,8 +57,12 @@ function isPluginBuildFresh(root) {
   return Math.min(...built.map(mtimeOf)) > Math.max(...sources.map(mtimeOf));
 }
 
-/** The installed @strapi/* versions: the admin bundle compiles their front-end code in. */
+/**
+ * The installed @strapi/* versions: the admin bundle compiles their front-end code in.
+ * @param {string} lockFile
+ */
 function strapiVersions(lockFile) {
+  /** @type {{ packages?: Record<string, { version?: string }> }} */
   const { packages = {} } = JSON.parse(fs.readFileSync(lockFile, 'utf8'));
   return Object.entries(packages)
     .filter(([location]) => location.includes('node_modules/@strapi/'))
@@ -65,6 +74,7 @@ function strapiVersions(lockFile) {
  * Values `strapi build` writes into the bundle: the server URL and every STRAPI_ADMIN_* variable.
  * Empty ones count as unset (the example's default PUBLIC_URL is empty), so a caller that sets
  * PUBLIC_URL='' shares the build with one that leaves it out.
+ * @param {NodeJS.ProcessEnv} env
  */
 function bakedEnvironment(env) {
   return Object.keys(env)
@@ -78,10 +88,12 @@ function bakedEnvironment(env) {
  * A digest of everything `strapi build` makes example/dist from: the admin bundle, and the
  * example's compiled config and code, which `strapi start` runs (the example is a TypeScript
  * project, so a changed config/plugins.js counts only once it is compiled again).
+ * @param {{ root: string; exampleDir: string; env: NodeJS.ProcessEnv }} inputs
  */
 function adminBuildHash({ root, exampleDir, env }) {
   const hash = crypto.createHash('sha256');
-  const add = (label, content) => hash.update(`${label}\0`).update(content).update('\0');
+  const add = (/** @type {string} */ label, /** @type {string | Buffer} */ content) =>
+    hash.update(`${label}\0`).update(content).update('\0');
   const files = [
     ...listFiles(path.join(root, 'dist/admin')),
     ...listFiles(path.join(exampleDir, 'config')),
@@ -95,7 +107,12 @@ function adminBuildHash({ root, exampleDir, env }) {
   return hash.digest('hex');
 }
 
-/** 'missing', 'outdated' or 'current': whether build/ holds an admin panel built from `hash`. */
+/**
+ * 'missing', 'outdated' or 'current': whether build/ holds an admin panel built from `hash`.
+ * @param {string} buildDir
+ * @param {string} hash
+ * @returns {'missing' | 'outdated' | 'current'}
+ */
 function adminBuildState(buildDir, hash) {
   if (!fs.existsSync(path.join(buildDir, 'index.html'))) return 'missing';
   const hashFile = path.join(buildDir, ADMIN_HASH_FILE);
@@ -103,6 +120,7 @@ function adminBuildState(buildDir, hash) {
   return stored === hash ? 'current' : 'outdated';
 }
 
+/** @param {string} name */
 function binary(name) {
   const file = path.join(ROOT, 'node_modules', '.bin', name);
   if (!fs.existsSync(file))
@@ -112,12 +130,23 @@ function binary(name) {
 
 const hasFlock = () => spawnSync('flock', ['--version'], { stdio: 'ignore' }).status === 0;
 
-/** Other builds of the same output may run at once (tests, another script): they take turns. */
+/**
+ * Other builds of the same output may run at once (tests, another script): they take turns.
+ * @param {string} lock
+ * @param {string} command
+ * @param {string[]} args
+ * @returns {[string, string[]]}
+ */
 const locked = (lock, command, args) => (hasFlock() ? ['flock', [lock, command, ...args]] : [command, args]);
 
 /**
  * Builds what is out of date. `run(command, args, options)` runs a command to completion and
  * throws on failure; `log` reports what was decided.
+ * @param {{
+ *   env: NodeJS.ProcessEnv;
+ *   run: (command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }) => Promise<unknown> | void;
+ *   log: (message: string) => void;
+ * }} steps
  */
 async function ensureBuilds({ env, run, log }) {
   if (isPluginBuildFresh(ROOT)) {
@@ -140,13 +169,17 @@ async function ensureBuilds({ env, run, log }) {
   fs.writeFileSync(path.join(buildDir, ADMIN_HASH_FILE), `${hash}\n`);
 }
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Resolves once Strapi answers its health check; rejects when it exits first or the deadline
  * passes. Strapi opens its port only once it has fully booted.
+ * @param {string} baseUrl
+ * @param {Promise<number | string | null>} exited resolves with the exit code (or signal) of Strapi's process
+ * @param {{ timeoutMs?: number }} [options]
  */
 async function waitForHealth(baseUrl, exited, { timeoutMs = Infinity } = {}) {
+  /** @type {number | string | null | undefined} */
   let exitStatus;
   exited.then((status) => (exitStatus = status));
   const deadline = Date.now() + timeoutMs;
@@ -164,13 +197,17 @@ async function waitForHealth(baseUrl, exited, { timeoutMs = Infinity } = {}) {
   throw new ScriptError(`Strapi did not answer on ${baseUrl}/_health within ${timeoutMs / 1000} s.`);
 }
 
-/** A TCP port nothing listens on right now, on loopback. */
+/**
+ * A TCP port nothing listens on right now, on loopback.
+ * @returns {Promise<number>}
+ */
 function freePort() {
   return new Promise((resolve, reject) => {
     const probe = net.createServer();
     probe.once('error', reject);
     probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
+      // Listening on an IP address and port: the address is an AddressInfo, not a pipe's name.
+      const { port } = /** @type {import('node:net').AddressInfo} */ (probe.address());
       probe.close(() => resolve(port));
     });
   });

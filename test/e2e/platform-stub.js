@@ -10,9 +10,10 @@ const LOGS_PATH = '/back/integrations/platform/logs';
  */
 async function startPlatformStub() {
   const key = 'e2e_platform_log_key_4e1d9a';
+  /** @type {{ entries: unknown[]; answer: string }} */
   const state = { entries: [], answer: 'ok' };
   const server = http.createServer((req, res) => {
-    const json = (status, body) => {
+    const json = (/** @type {number} */ status, /** @type {unknown} */ body) => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
@@ -22,13 +23,15 @@ async function startPlatformStub() {
     }
     json(200, { status: 200, data: state.entries });
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await /** @type {Promise<void>} */ (new Promise((resolve) => server.listen(0, '127.0.0.1', resolve)));
+  // Listening on an IP address and port: the address is an AddressInfo, not a pipe's name.
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
   return {
-    url: `http://127.0.0.1:${server.address().port}`,
+    url: `http://127.0.0.1:${port}`,
     key,
-    setEntries: (entries) => (state.entries = entries),
-    answer: (mode) => (state.answer = mode),
-    close: () => new Promise((resolve) => server.close(resolve)),
+    setEntries: (/** @type {unknown[]} */ entries) => (state.entries = entries),
+    answer: (/** @type {'ok' | 'unauthorized'} */ mode) => (state.answer = mode),
+    close: () => /** @type {Promise<void>} */ (new Promise((resolve) => server.close(() => resolve()))),
   };
 }
 

@@ -16,13 +16,41 @@ const ADMIN = {
   email: 'ada@example.com',
   password: 'E2e-Password-1234',
 };
+/** What a step leaves for the later ones. */
+/** @type {{ postId?: string; postEditPath?: string }} */
 const session = {};
 
+/**
+ * What scripts/e2e.js hands each step: the browser page, the site, the platform stub, and
+ * `screenshot`, which answers the file it wrote.
+ * @typedef {{
+ *   page: import('playwright-core').Page;
+ *   baseUrl: string;
+ *   platform: Awaited<ReturnType<typeof import('./platform-stub').startPlatformStub>>;
+ *   screenshot: (name: string, options?: { docs?: string; docsUntil?: string }) => Promise<string>;
+ * }} StepContext
+ */
+/** @typedef {{ name: string; run(context: StepContext): Promise<void>; expectedPageErrors?: RegExp[] }} Step */
+
+/**
+ * @param {unknown} condition
+ * @param {string} message
+ * @returns {asserts condition}
+ */
 function check(condition, message) {
   if (!condition) throw new Error(message);
 }
 
-/** A request signed exactly as the publisher signs it (contract section 5). */
+/**
+ * A request signed exactly as the publisher signs it (contract section 5). The body is the JSON
+ * reply, `any`: each step reads the fields of the endpoint it called.
+ * @param {string} baseUrl
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ * @param {{ key?: string }} [options]
+ * @returns {Promise<{ status: number; body: any }>}
+ */
 async function sendSigned(baseUrl, method, path, body, { key = KEY } = {}) {
   const raw = body === undefined ? '' : JSON.stringify(body);
   const timestamp = String(Date.now());
@@ -40,7 +68,11 @@ async function sendSigned(baseUrl, method, path, body, { key = KEY } = {}) {
   return { status: response.status, body: await response.json() };
 }
 
-/** Log writes are batched after the answer, so a fresh entry can take a moment to show. */
+/**
+ * Log writes are batched after the answer, so a fresh entry can take a moment to show.
+ * @param {import('playwright-core').Page} page
+ * @param {import('playwright-core').Locator} locator
+ */
 async function refreshUntilVisible(page, locator, attempts = 20) {
   for (let attempt = 0; attempt < attempts; attempt += 1) {
     if (await locator.first().isVisible()) return;
@@ -50,7 +82,11 @@ async function refreshUntilVisible(page, locator, attempts = 20) {
   await locator.first().waitFor({ state: 'visible', timeout: 1_000 });
 }
 
-/** Waits for a toast, then closes it so it does not cover the next screenshots. */
+/**
+ * Waits for a toast, then closes it so it does not cover the next screenshots.
+ * @param {import('playwright-core').Page} page
+ * @param {string | RegExp} text
+ */
 async function expectNotification(page, text) {
   const message = page.getByRole('status').filter({ hasText: text }).first();
   await message.waitFor();
@@ -59,6 +95,7 @@ async function expectNotification(page, text) {
   await message.waitFor({ state: 'hidden' });
 }
 
+/** @type {Step[]} */
 const settingsPageSteps = [
   {
     name: 'registers the first admin',
@@ -158,12 +195,13 @@ const settingsPageSteps = [
       const link = page.getByRole('link', { name: session.postId });
       await refreshUntilVisible(page, link);
       const href = await link.getAttribute('href');
-      session.postEditPath = href;
       // The post's type is the plugin's own or the one the site maps posts onto (the example: articles).
       check(
-        new RegExp(`/admin/content-manager/collection-types/[\\w:.-]+/${session.postId}$`).test(href),
+        href !== null &&
+          new RegExp(`/admin/content-manager/collection-types/[\\w:.-]+/${session.postId}$`).test(href),
         `entity link goes to ${href}`
       );
+      session.postEditPath = href;
       await page.getByRole('gridcell', { name: 'POST /posts', exact: true }).first().waitFor();
       // Refusals of unauthenticated requests are counted per minute and shown once their minute ends.
       const refusal = page.getByText(/Refused 1× · wrong key/);
@@ -193,8 +231,10 @@ const settingsPageSteps = [
       const rows = page.locator('tbody tr');
       await rows.first().waitFor();
       // The filter changes the URL first; the filtered rows replace the others when their fetch returns.
-      const onlyRejected = (statuses) => statuses.length > 0 && statuses.every((status) => status === '401');
-      let statuses = [];
+      /** @typedef {(string | null | undefined)[]} Cells */
+      const onlyRejected = (/** @type {Cells} */ statuses) =>
+        statuses.length > 0 && statuses.every((status) => status === '401');
+      let statuses = /** @type {Cells} */ ([]);
       for (let waited = 0; waited <= 10_000 && !onlyRejected(statuses); waited += 250) {
         if (waited > 0) await page.waitForTimeout(250);
         statuses = await rows.evaluateAll((elements) => elements.map((row) => row.children[2]?.textContent));
@@ -235,7 +275,7 @@ const settingsPageSteps = [
       await page.getByRole('tab', { name: 'Delivery log' }).click();
       await page.getByRole('gridcell', { name: 'dl_1001' }).waitFor();
       const href = await page.getByRole('link', { name: session.postId }).getAttribute('href');
-      check(href.endsWith(`/${session.postId}`), `external id links to ${href}`);
+      check(href?.endsWith(`/${session.postId}`), `external id links to ${href}`);
       await screenshot('10-delivery-log', { docs: 'delivery-log' });
 
       await page.getByRole('button', { name: 'Request and response payloads' }).first().click();
@@ -266,16 +306,18 @@ const settingsPageSteps = [
       /content-manager\/preview\/url/,
     ],
     async run({ page, baseUrl, screenshot }) {
-      const editView = `${baseUrl}${session.postEditPath}`;
+      const { postId, postEditPath } = session;
+      check(postId && postEditPath, 'an earlier step publishes the post and finds its edit view');
+      const editView = `${baseUrl}${postEditPath}`;
       const title = page.locator('input[name="title"]');
       await page.goto(editView);
       await title.fill('Edited in the browser');
       const saved = page.waitForResponse(
-        (response) => response.request().method() === 'PUT' && response.url().includes(session.postId)
+        (response) => response.request().method() === 'PUT' && response.url().includes(postId)
       );
       await page.getByRole('button', { name: 'Save' }).click();
       check((await saved).ok(), "the Content Manager saved the editor's title");
-      const updated = await sendSigned(baseUrl, 'PUT', `/posts/${session.postId}`, {
+      const updated = await sendSigned(baseUrl, 'PUT', `/posts/${postId}`, {
         title: 'Updated by the publisher',
       });
       check(updated.status === 200, `signed PUT answered ${updated.status}`);

@@ -96,6 +96,14 @@ const COMMIT_UNKNOWN =
 export const NOTHING_SAVED =
   'The database could not be reached (it may be restarting), and nothing was saved. Send the request again in a moment.';
 
+/** How far one attempt of a transaction got: whether and how run() may retry it. */
+type AttemptState = {
+  watch?: ReturnType<typeof watchConnection>;
+  began: boolean;
+  workEnded: boolean;
+  endedUnderTheWork: boolean;
+};
+
 /** A write that failed because the database went away, as a 503 that says whether it may have been saved. */
 function databaseWentAway(
   error: unknown,
@@ -173,6 +181,43 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return Number(logBin) !== 1 || String(binlogFormat).toUpperCase() !== 'STATEMENT';
   }
 
+  /**
+   * One attempt of run(): the work in a transaction of its own, raced against the loss of its
+   * connection. `attemptState` records how far it got, which decides whether run() retries.
+   */
+  async function runAttempt<T>(
+    work: (transaction: Transaction) => Promise<T>,
+    attemptState: AttemptState
+  ): Promise<T> {
+    return strapi.db.transaction(async ({ trx }: Transaction) => {
+      attemptState.began = true;
+      failWhenCommitFails(trx);
+      const watch = watchConnection((await trx.client.acquireConnection()) as DriverConnection);
+      attemptState.watch = watch;
+      let restoreLockWaits = async () => {};
+      try {
+        await useReadCommitted(trx);
+        restoreLockWaits = await limitLockWaits(strapi, trx, pluginConfig(strapi).lockTimeoutMs);
+        await receipts().claimInTransaction(trx);
+        const attempt = { abandoned: false };
+        const working = attempts.run(attempt, () => work({ trx }));
+        const result = await Promise.race([working, watch.failure]).catch((error) => {
+          attempt.abandoned = true;
+          throw error;
+        });
+        await restoreLockWaits();
+        attemptState.workEnded = true;
+        return result;
+      } catch (error) {
+        // The session is the pool's: the server's default back, unless its connection is gone.
+        await restoreLockWaits().catch(() => {});
+        // Knex ends a transaction whose BEGIN failed on a dropped connection; nothing of it was committed.
+        attemptState.endedUnderTheWork = trx.isCompleted();
+        throw error;
+      }
+    });
+  }
+
   return {
     /** Makes the Document Service calls and the writes of work that a transaction abandoned fail before they run. */
     refuseAbandonedWork() {
@@ -193,40 +238,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       // Inside a caller's transaction, the work joins it; retrying is the outermost run's job.
       if (strapi.db.inTransaction()) return strapi.db.transaction(({ trx }: Transaction) => work({ trx }));
       for (let attempt = 1; ; attempt += 1) {
-        const attemptState: {
-          watch?: ReturnType<typeof watchConnection>;
-          began: boolean;
-          workEnded: boolean;
-          endedUnderTheWork: boolean;
-        } = { began: false, workEnded: false, endedUnderTheWork: false };
+        const attemptState: AttemptState = { began: false, workEnded: false, endedUnderTheWork: false };
         try {
-          return await strapi.db.transaction(async ({ trx }: Transaction) => {
-            attemptState.began = true;
-            failWhenCommitFails(trx);
-            const watch = watchConnection((await trx.client.acquireConnection()) as DriverConnection);
-            attemptState.watch = watch;
-            let restoreLockWaits = async () => {};
-            try {
-              await useReadCommitted(trx);
-              restoreLockWaits = await limitLockWaits(strapi, trx, pluginConfig(strapi).lockTimeoutMs);
-              await receipts().claimInTransaction(trx);
-              const attempt = { abandoned: false };
-              const working = attempts.run(attempt, () => work({ trx }));
-              const result = await Promise.race([working, watch.failure]).catch((error) => {
-                attempt.abandoned = true;
-                throw error;
-              });
-              await restoreLockWaits();
-              attemptState.workEnded = true;
-              return result;
-            } catch (error) {
-              // The session is the pool's: the server's default back, unless its connection is gone.
-              await restoreLockWaits().catch(() => {});
-              // Knex ends a transaction whose BEGIN failed on a dropped connection; nothing of it was committed.
-              attemptState.endedUnderTheWork = trx.isCompleted();
-              throw error;
-            }
-          });
+          return await runAttempt(work, attemptState);
         } catch (error) {
           // Checked after the rollback: the driver reports a dropped connection just after the query that hit it.
           const lostMidWork =
