@@ -94,6 +94,16 @@ module.exports = ({ env }) => ({
       jwtSecret: env('JWT_SECRET'),
     },
   },
+  // PUBLISH_BRIDGE_HTML_RICHTEXT_EDITOR=true installs a stand-in for strapi-plugin-rich-text, which
+  // makes every richtext attribute an HTML editor: the plugin then stores HTML there, not Markdown.
+  ...(env.bool('PUBLISH_BRIDGE_HTML_RICHTEXT_EDITOR', false)
+    ? {
+        'richtext-editor': {
+          enabled: true,
+          resolve: path.resolve(exampleDir(), 'src/plugins/html-richtext-editor'),
+        },
+      }
+    : {}),
   'publish-bridge': {
     // PUBLISH_BRIDGE_ENABLED=false starts the site without the plugin; its content and memory stay.
     enabled: env.bool('PUBLISH_BRIDGE_ENABLED', true),

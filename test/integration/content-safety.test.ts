@@ -31,7 +31,7 @@ describe("the plugin's post, a richtext attribute", () => {
     site = await startSite();
   });
   afterAll(() => site?.stop());
-  afterEach(() => site.strapi.config.set(FORMAT, 'html'));
+  afterEach(() => site.strapi.config.set(FORMAT, undefined));
 
   const storedContent = async (title: string) => {
     const documentId = await publish(site, title);
@@ -78,7 +78,7 @@ describe('a text field stored in a richtext attribute (the excerpt in the plugin
     site = await startSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'rich-excerpt' });
   });
   afterAll(() => site?.stop());
-  afterEach(() => site.strapi.config.set(FORMAT, 'html'));
+  afterEach(() => site.strapi.config.set(FORMAT, undefined));
 
   it.each(['html', 'markdown'] as const)(
     'goes through the same policy as the body (%s site)',

@@ -237,6 +237,8 @@ describe(`editor drafts on ${db}, plugin content types`, () => {
   });
 
   describe('products', () => {
+    // The description (a richtext attribute) is compared with the HTML sent, not as Markdown.
+    beforeAll(() => site.strapi.config.set('plugin::publish-bridge.richtextFormat', 'html'));
     async function publishedProduct(name: string) {
       const product = await documents(PRODUCT).create({
         data: { name, price: 20, sku: `SKU-${name}`, stock: 3, description: 'Reviewed copy', type: 'simple' },

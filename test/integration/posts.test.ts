@@ -52,6 +52,9 @@ describe('posts', () => {
 
   beforeAll(async () => {
     site = await startSite();
+    // These tests compare the stored body with the HTML sent: the plugin's post keeps it in a
+    // richtext attribute, Markdown unless the site says HTML (richtext.test.ts).
+    site.strapi.config.set('plugin::publish-bridge.richtextFormat', 'html');
   });
   afterAll(async () => {
     await site?.stop();

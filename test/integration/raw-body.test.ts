@@ -29,6 +29,8 @@ describe('the signature covers the exact raw bytes of the body', () => {
   let site: Site;
   beforeAll(async () => {
     site = await startSite();
+    // The decoded body is compared with the HTML sent: stored as HTML, not as Markdown.
+    site.strapi.config.set('plugin::publish-bridge.richtextFormat', 'html');
   });
   afterAll(async () => {
     await site?.stop();

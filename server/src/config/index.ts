@@ -88,8 +88,12 @@ export const pluginConfigSchema = z
       .string()
       .refine(isValidTimeZone, { error: 'must be an IANA time zone such as "Europe/Paris"' }),
     site: z.object({ name: z.string().optional(), url: z.string().optional() }),
-    /** What HTML becomes in a `richtext` attribute: kept as HTML, or converted to Markdown. */
-    richtextFormat: z.enum(['html', 'markdown']),
+    /**
+     * What HTML becomes in a `richtext` attribute: kept as HTML, or converted to Markdown. No
+     * default here: unset, it follows the site's richtext editor (mapping/richtext-format.ts),
+     * which only a value left out can tell from one chosen.
+     */
+    richtextFormat: z.enum(['html', 'markdown']).optional(),
     /**
      * The locale written, listed and deleted in mapped types with Strapi's i18n on; unset: the
      * site's default locale. Checked against the site's locales when used (they can change at run time).
@@ -246,7 +250,6 @@ export default {
     urlTemplates: {},
     timezone: 'UTC',
     site: {},
-    richtextFormat: 'html',
     contentTypes: {},
     adoptExistingEntries: false,
     settingsCacheMs: 2_000,

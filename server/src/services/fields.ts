@@ -27,6 +27,7 @@ import type { Resource } from '../resources';
 import type { TimeBudget, WorkerFailure } from '../utils/time-boxed-worker';
 import type { LocaleScope } from './locales';
 import type { MarkdownConversion } from './markdown';
+import { richtextFormatOf } from '../mapping/richtext-format';
 import type { ImportOptions } from './media';
 import type { Transaction } from './transactions';
 import type { ContractInput, MediaMap, MediaResult, WriteResult } from './types';
@@ -152,7 +153,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    * (`[x](javascript:…)`, `<javascript:…>`); converted like the body, they stay text.
    */
   const storedAsMarkdown = (target: FieldTarget) =>
-    target.attributeType === 'richtext' && !target.customField && config().richtextFormat === 'markdown';
+    target.attributeType === 'richtext' &&
+    !target.customField &&
+    richtextFormatOf(config().richtextFormat, () => Object.keys(strapi.plugins)) === 'markdown';
 
   /** Why `field`'s HTML was kept as it is in a Markdown attribute. */
   const markdownFailureNote = (field: string, failure: WorkerFailure) => {
