@@ -84,8 +84,9 @@ describe(`cancelling a scheduled publish from the Content Manager on ${db}`, () 
   });
 
   it('a role that may read the post but not publish it is refused (403), and the publish still happens', async () => {
-    const { id, due } = await scheduleSoon(site, 'Read only');
+    // The admin first: the publish is due 2.5 s after it is sent, and a role and a login take a while.
     const reader = await loginWithPermissions(site, ['plugin::publish-bridge.logs.read', onPosts('read')]);
+    const { id, due } = await scheduleSoon(site, 'Read only');
     expect(await panelOf(reader, id)).toMatchObject({
       scheduledAt: due.toISOString(),
       mayCancelSchedule: false,
@@ -94,11 +95,11 @@ describe(`cancelling a scheduled publish from the Content Manager on ${db}`, () 
   });
 
   it('a role that may publish only the posts it created is refused on the platform’s post (403)', async () => {
-    const { id, due } = await scheduleSoon(site, 'Not theirs');
     const ownOnly = await loginWithPermissions(site, [
       onPosts('read'),
       onPosts('publish', { conditions: ['admin::is-creator'] }),
     ]);
+    const { id, due } = await scheduleSoon(site, 'Not theirs');
     await expectRefused(ownOnly, id, due);
   });
 
