@@ -112,6 +112,22 @@ describe("Strapi's example-template Article (one category, one author, 80-charac
     expect(started.infoLog.join('\n')).toContain('excerpt was cut to');
   });
 
+  // One grapheme (an "e" with 100 combining accents) longer than the 80-character description:
+  // a cut would store it empty, so the excerpt is left out, and the post is published.
+  test('an excerpt whose first character alone is longer than the description is left out, with a note', async () => {
+    const id = await publish(site, {
+      title: 'Published without its excerpt',
+      excerpt: `e${'\u0301'.repeat(100)}`,
+    });
+    const [row] = (await bothVersions(site, STORY, id, [])).filter((version: any) => version.publishedAt);
+    expect(row.description ?? null).toBeNull();
+    expect(await activityNotes(site, id)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^excerpt was not stored: not even its first character fits in description/),
+      ])
+    );
+  });
+
   test('update: the new first category replaces the stored one, with a note for the others', async () => {
     const id = await publish(site, {
       title: 'Pour-over basics',

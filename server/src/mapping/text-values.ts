@@ -9,8 +9,8 @@ import { fitNames, fitText, maxLengthOf, type TextBounds } from './fit';
 
 /**
  * `value` as the attribute can hold it: cut at a word boundary when too long, left out when
- * shorter than its minLength, each noted. An identifier is never cut and a name is never left
- * out: those answer 400 naming the field instead.
+ * shorter than its minLength or when not even its first character fits, each noted. An
+ * identifier is never cut and a name is never left out: those answer 400 naming the field instead.
  */
 export function fittedText(
   label: string,
@@ -34,11 +34,19 @@ export function fittedText(
         `Invalid request: ${label}: this site stores it in a field of at most ${fitted.max} characters (got ${value.length}), and an identifier is never shortened.`
       );
     case 'nothingFits':
-      // Strapi counts maxLength in UTF-16 units, so the grapheme cannot be kept whole either.
-      throw new ContractError(
-        400,
-        `Invalid request: ${label}: not even its first character fits in ${target.attribute} (at most ${fitted.max} characters, ${value.length} sent), and it is never stored empty. Send a shorter value.`
+      // Strapi counts maxLength in UTF-16 units, so the grapheme cannot be kept whole either. A
+      // name or an identifier is refused, never stored empty; any other text is left out, as a
+      // too short one is: a value that cannot fit never costs the post its publish.
+      if (identifier || name) {
+        throw new ContractError(
+          400,
+          `Invalid request: ${label}: not even its first character fits in ${target.attribute} (at most ${fitted.max} characters, ${value.length} sent), and it is never stored empty. Send a shorter value.`
+        );
+      }
+      notes.push(
+        `${label} was not stored: not even its first character fits in ${target.attribute} (at most ${fitted.max} characters, ${value.length} sent).`
       );
+      return undefined;
     case 'tooShort':
       if (identifier || name) {
         throw new ContractError(
