@@ -90,9 +90,39 @@ function run(command, args, { cwd, env = process.env, quiet = true } = {}) {
 }
 
 /**
- * The newest Strapi 5 release on the registry, asked at run time so that CI follows Strapi's
- * releases without a pinned number going stale. `npm view …@5 version` lists every matching
- * release unsorted (pre-releases are not in the range), so the highest is picked here.
+ * Whether `pinned` (`name@version`) is on the registry: `npm view` fails with E404 for a version
+ * that is not, and prints nothing for one a range does not match.
+ * @param {string} pinned
+ */
+function published(pinned) {
+  try {
+    return run('npm', ['view', pinned, 'version']).trim() !== '';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The @strapi packages a Strapi release pins that are not on the registry: a release published
+ * in part (create-strapi-app@5.55.0 was listed while @strapi/database@5.55.0 was not) does not
+ * install.
+ * @param {string} release
+ */
+function missingPackagesOf(release) {
+  if (!published(`@strapi/strapi@${release}`)) return [`@strapi/strapi@${release}`];
+  const listed = run('npm', ['view', `@strapi/strapi@${release}`, 'dependencies', '--json']);
+  /** @type {Record<string, string>} */
+  const dependencies = JSON.parse(listed);
+  return Object.entries(dependencies)
+    .filter(([name]) => name.startsWith('@strapi/'))
+    .map(([name, pinned]) => `${name}@${pinned}`)
+    .filter((pinned) => !published(pinned));
+}
+
+/**
+ * The newest Strapi 5 release on the registry that installs, asked at run time so that CI
+ * follows Strapi's releases without a pinned number going stale. `npm view …@5 version` lists
+ * every matching release unsorted (pre-releases are not in the range), so they are sorted here.
  */
 function newestStrapi5() {
   const listed = JSON.parse(run('npm', ['view', 'create-strapi-app@5', 'version', '--json']));
@@ -100,12 +130,16 @@ function newestStrapi5() {
   const releases = (Array.isArray(listed) ? listed : [listed]).filter((version) =>
     /^5\.\d+\.\d+$/.test(version)
   );
-  if (releases.length === 0) throw new Error('npm view create-strapi-app@5 lists no 5.x.y release.');
   const parts = (/** @type {string} */ version) => version.split('.').map(Number);
-  return releases.reduce((newest, version) => {
-    const [a, b] = [parts(version), parts(newest)];
-    return a[1] > b[1] || (a[1] === b[1] && a[2] > b[2]) ? version : newest;
-  });
+  releases.sort((a, b) => parts(b)[1] - parts(a)[1] || parts(b)[2] - parts(a)[2]);
+  for (const release of releases.slice(0, 5)) {
+    const missing = missingPackagesOf(release);
+    if (missing.length === 0) return release;
+    progress(
+      `Strapi ${release} does not install yet (not on the registry: ${missing.join(', ')}); trying the release before it`
+    );
+  }
+  throw new Error('None of the five newest Strapi 5 releases on the registry installs.');
 }
 
 /**
@@ -147,6 +181,11 @@ function createProject(workDir, release, tarball) {
     }
   }
   manifest.dependencies['strapi-plugin-publish-bridge'] = `file:${tarball}`;
+  // The template's better-sqlite3 12 aborts Node 24 as a process exits (its Statement destructor
+  // runs after Node's environment is gone); 13 is built on Node-API. A site on Node 24 needs the
+  // same (README, Compatibility).
+  if (Number(process.versions.node.split('.')[0]) >= 24 && manifest.dependencies['better-sqlite3'])
+    manifest.dependencies['better-sqlite3'] = '^13.2.0';
   fs.writeFileSync(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
   return projectDir;
 }
