@@ -289,6 +289,9 @@ describe(`editor changes on ${db}`, () => {
       changedByEditors: ['excerpt', 'reading_time'],
       // Nothing waits for its date: nothing to cancel.
       mayCancelSchedule: false,
+      // Published: its public URL, not a preview link.
+      url: expect.stringMatching(/\/blog\/fingerprinted-/),
+      urlKind: 'public',
       revisions: [
         expect.objectContaining({ reason: 'update', fields: { title: { title: 'The editor’s title' } } }),
       ],
