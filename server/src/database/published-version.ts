@@ -85,13 +85,17 @@ type I18n = {
   service(name: 'localizations'): { syncNonLocalizedAttributes(entry: unknown, model: Model): Promise<void> };
 };
 
-/** Whether the type is localized and holds values every locale shares (non-localized attributes). */
-export function sharesValuesAcrossLocales(strapi: Core.Strapi, uid: string): boolean {
+/** The attributes every locale of the type shares (i18n's non-localized ones); none without i18n. */
+function sharedAttributesOf(strapi: Core.Strapi, uid: string): string[] {
   const i18n = strapi.plugin('i18n') as unknown as I18n | undefined;
   const model = modelOf(strapi, uid);
-  if (!i18n?.service('content-types').isLocalizedContentType(model)) return false;
-  return i18n.service('content-types').getNonLocalizedAttributes(model).length > 0;
+  if (!i18n?.service('content-types').isLocalizedContentType(model)) return [];
+  return i18n.service('content-types').getNonLocalizedAttributes(model);
 }
+
+/** Whether the type is localized and holds values every locale shares (non-localized attributes). */
+export const sharesValuesAcrossLocales = (strapi: Core.Strapi, uid: string): boolean =>
+  sharedAttributesOf(strapi, uid).length > 0;
 
 /**
  * Gives the other locales' versions in the same status the row's non-localized values, as
@@ -105,11 +109,10 @@ export async function shareNonLocalizedValues(
   id: number,
   written: Record<string, unknown>
 ): Promise<void> {
-  const i18n = strapi.plugin('i18n') as unknown as I18n | undefined;
+  if (!sharedAttributesOf(strapi, uid).some((attribute) => attribute in written)) return;
+  // A type with shared attributes is localized, so i18n is there.
+  const i18n = strapi.plugin('i18n') as unknown as I18n;
   const model = modelOf(strapi, uid);
-  if (!i18n?.service('content-types').isLocalizedContentType(model)) return;
-  const shared = i18n.service('content-types').getNonLocalizedAttributes(model);
-  if (!shared.some((attribute) => attribute in written)) return;
   const populate = i18n.service('content-types').getNestedPopulateOfNonLocalizedAttributes(uid);
   const entry = await strapi.db.query(uid as UID.Schema).findOne({ where: { id }, populate });
   await i18n.service('localizations').syncNonLocalizedAttributes(entry, model);

@@ -102,8 +102,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   /**
    * `input` with each HTML field (content, descriptions), and each text field stored in a
-   * `richtext` attribute, under the content-safety policy, made once per input: every form it is stored in (Blocks, Markdown, HTML) is converted from this.
-   * The notes name what the policy dropped, for the activity log.
+   * `richtext` attribute, under the content-safety policy, made once per input: every form it is
+   * stored in (Blocks, Markdown, HTML) is converted from this. The notes name what the policy
+   * dropped, for the activity log.
    */
   function safeInput(resource: Resource, input: ContractInput): SafeInput {
     let safe = safeInputs.get(input);
@@ -169,7 +170,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return `${field}: the HTML was stored as it is, not as Markdown: ${why}. Markdown renderers show HTML as it is.`;
   };
 
-  /** The image URLs `input` refers to: its media fields' (with their alt text), then those in its HTML. */
   /** The URL as the media service keys it; an unparsable one stays itself (its import refuses it). */
   function sameImageKey(url: string): string {
     try {
@@ -179,6 +179,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     }
   }
 
+  /** The image URLs `input` refers to: its media fields' (with their alt text), then those in its HTML. */
   function wantedImages(resource: Resource, input: ContractInput, media: MediaMap) {
     const named = new Map<string, ImportOptions>();
     const inline = new Map<string, ImportOptions>();
