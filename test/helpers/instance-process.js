@@ -10,10 +10,21 @@ const { createStrapi } = require('@strapi/strapi');
 const PLUGIN = 'publish-bridge';
 const exampleDir = process.env.EXAMPLE_DIR;
 
-/** Counted instead of ending the process, so a test can report what Strapi left unhandled. */
+/**
+ * Counted instead of ending the process, so a test can report what Strapi left unhandled: the
+ * message, and the first frame of the (async) stack outside knex and Strapi's database layer,
+ * which names who sent a query that failed (knex's "Transaction query already complete" has no SQL).
+ */
 const unhandledRejections = [];
+Error.stackTraceLimit = 30;
+const DRIVER_FRAME = /node_modules\/(knex|mysql2|pg|@strapi\/database)\/|\(node:|\(<anonymous>\)/;
 process.on('unhandledRejection', (reason) => {
-  unhandledRejections.push(String((reason && reason.message) || reason).slice(0, 500));
+  const message = String((reason && reason.message) || reason).slice(0, 500);
+  const frames = String((reason && reason.stack) || '')
+    .split('\n')
+    .filter((line) => /^\s+at /.test(line));
+  const sentBy = frames.find((line) => !DRIVER_FRAME.test(line));
+  unhandledRejections.push({ message, sentBy: sentBy ? sentBy.trim() : '' });
 });
 
 async function main() {
