@@ -1,5 +1,5 @@
 import { DomUtils, parseDocument } from 'htmlparser2';
-import type { BlockNode, InlineNode, ListNode } from '../../server/src/mapping/html-to-blocks';
+import type { BlockNode, InlineNode, ListNode } from '../../server/src/mapping/blocks';
 
 /**
  * The visible characters of HTML and of the Blocks made of it, in reading order and without

@@ -4,17 +4,17 @@ import render from 'dom-serializer';
 import fc from 'fast-check';
 import {
   blocksToPlainText,
-  htmlToBlocks,
-  imageSources,
-  MAX_NESTING,
-  NODES_PER_BLOCK,
-  parseHtml,
-  resolveImages,
-  type ParsedHtml,
   type BlockNode,
   type InlineNode,
   type ListNode,
-} from '../../server/src/mapping/html-to-blocks';
+} from '../../server/src/mapping/blocks';
+import {
+  MAX_NESTING,
+  NODES_PER_BLOCK,
+  parseHtml,
+  type ParsedHtml,
+} from '../../server/src/mapping/html-parser';
+import { htmlToBlocks, imageSources, resolveImages } from '../../server/src/mapping/html-to-blocks';
 import { fastestMs, flatDocumentOf } from '../helpers/timing';
 import { visibleTextOfBlocks, visibleTextOfHtml } from '../helpers/visible-text';
 import {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { DomUtils, parseDocument, Parser } from 'htmlparser2';
 import MarkdownIt from 'markdown-it';
 import { htmlToMarkdown } from '../../server/src/mapping/html-to-markdown';
-import { MAX_NESTING, parseHtml } from '../../server/src/mapping/html-to-blocks';
+import { MAX_NESTING, parseHtml } from '../../server/src/mapping/html-parser';
 import { fastestMs, flatDocumentOf } from '../helpers/timing';
 
 describe('htmlToMarkdown', () => {

@@ -1,3 +1,4 @@
+import { DomHandler, isTag, type Document, type Element } from 'domhandler';
 import { Parser, type Handler, type ParserOptions } from 'htmlparser2';
 
 /**
@@ -160,4 +161,161 @@ function endEndTagsAtTheirBracket(
 export interface ParseBudget {
   topLevel: number;
   nodes: number;
+}
+
+/**
+ * How deep elements may nest before the rest is kept verbatim. Past it, conversion would cost
+ * more and more per level while nothing readable is gained.
+ */
+export const MAX_NESTING = 32;
+
+/**
+ * Nodes the parser reads per allowed block, so that one top-level element holding a whole long
+ * post (a wrapping `<div>`) or a table still converts, while the tree stays small.
+ */
+export const NODES_PER_BLOCK = 25;
+
+/** What a conversion bounded to `maxBlocks` blocks may parse (see `parseHtml`). */
+export const parseBudget = (maxBlocks: number): ParseBudget => ({
+  topLevel: maxBlocks,
+  nodes: maxBlocks * NODES_PER_BLOCK,
+});
+
+/**
+ * The outermost elements nested deeper than MAX_NESTING. The converter keeps each of them whole
+ * and every walk over the tree stops at them, so no walk goes deeper than MAX_NESTING levels.
+ */
+const NESTED_TOO_DEEP = new WeakSet<Element>();
+
+export const isNestedTooDeep = (element: Element): boolean => NESTED_TOO_DEEP.has(element);
+
+/**
+ * htmlparser2 ends an implicitly closed element (an `<li>` closed by the next `<li>`, a `<table>`
+ * closed by its parent's end tag) at the end of the token that closed it, so slicing the source
+ * would swallow that token. End it right before that token instead: a fallback is then exactly the
+ * element's own source.
+ */
+export class ExactSpanDomHandler extends DomHandler {
+  private position: { startIndex: number | null } = { startIndex: null };
+
+  override onparserinit(parser: { startIndex: number | null; endIndex: number | null }): void {
+    super.onparserinit(parser);
+    this.position = parser;
+  }
+
+  protected get tokenStart(): number {
+    return this.position.startIndex!;
+  }
+
+  override onopentag(name: string, attribs: Record<string, string>): void {
+    super.onopentag(name, attribs);
+    // The stack holds the root below the elements, so its length is the new element's depth plus one.
+    const element = this.tagStack[this.tagStack.length - 1];
+    if (this.tagStack.length === MAX_NESTING + 2 && isTag(element)) {
+      NESTED_TOO_DEEP.add(element);
+      this.nestedTooDeep(element);
+    }
+  }
+
+  /** Called for each outermost element nested deeper than MAX_NESTING. */
+  protected nestedTooDeep(_element: Element): void {}
+
+  override onclosetag(_name?: string, isImplied = false): void {
+    const element = this.tagStack[this.tagStack.length - 1];
+    super.onclosetag();
+    const closingTokenStart = this.tokenStart;
+    // A void element is "implicitly closed" at its own start; its end index is already right.
+    if (isImplied && closingTokenStart > element.startIndex!) element.endIndex = closingTokenStart - 1;
+  }
+}
+
+/** An ExactSpanDomHandler that stops the parser at the first node past a budget. */
+class BoundedDomHandler extends ExactSpanDomHandler {
+  private topLevel = 0;
+  private nodes = 0;
+  private topLevelStart = 0;
+  private cut: number | undefined;
+  private deepFrom: number | undefined;
+  private running: { pause(): void } | undefined;
+
+  constructor(
+    options: ConstructorParameters<typeof DomHandler>[1],
+    private readonly budget: ParseBudget
+  ) {
+    super(undefined, options);
+  }
+
+  override onparserinit(parser: Parameters<DomHandler['onparserinit']>[0] & { pause(): void }): void {
+    super.onparserinit(parser);
+    this.running = parser;
+  }
+
+  override onopentag(name: string, attribs: Record<string, string>): void {
+    const depth = this.tagStack.length - 1;
+    if (this.counted(depth === 0)) super.onopentag(name, attribs);
+  }
+
+  override onclosetag(name?: string, isImplied?: boolean): void {
+    if (this.cut === undefined) super.onclosetag(name, isImplied);
+  }
+
+  override ontext(data: string): void {
+    if (this.counted(false)) super.ontext(data);
+  }
+
+  override oncomment(data: string): void {
+    if (this.counted(this.tagStack.length === 1)) super.oncomment(data);
+  }
+
+  override onprocessinginstruction(name: string, data: string): void {
+    if (this.counted(this.tagStack.length === 1)) super.onprocessinginstruction(name, data);
+  }
+
+  protected override nestedTooDeep(): void {
+    this.deepFrom ??= this.topLevelStart;
+  }
+
+  /** The tree up to the cut: the top-level node the budget ran out in is left out whole. */
+  result(length: number): ParsedHtml {
+    const end = this.cut ?? length;
+    const { children } = this.root;
+    if (this.cut !== undefined && children.at(-1)!.startIndex! >= end) {
+      children.pop();
+      if (children.length > 0) children.at(-1)!.next = null;
+    }
+    return { root: this.root, end, nestsTooDeep: this.deepFrom !== undefined && this.deepFrom < end };
+  }
+
+  /** Counts one more node; false once past the budget, when the parser is paused. */
+  private counted(opensTopLevel: boolean): boolean {
+    if (this.cut !== undefined) return false;
+    this.nodes += 1;
+    if (this.tagStack.length === 1) this.topLevelStart = this.tokenStart;
+    if (opensTopLevel) this.topLevel += 1;
+    if (this.topLevel <= this.budget.topLevel && this.nodes <= this.budget.nodes) return true;
+    this.cut = this.topLevelStart;
+    this.running!.pause();
+    return false;
+  }
+}
+
+/** A tree of the start of some HTML: see `parseHtml`. */
+export interface ParsedHtml {
+  root: Document;
+  /** Where the HTML the tree holds ends: the length of the HTML when it holds all of it. */
+  end: number;
+  /** Whether an element of the tree is nested deeper than MAX_NESTING. */
+  nestsTooDeep: boolean;
+}
+
+/**
+ * The tree of the longest start of `html` that ends where a top-level node starts and stays
+ * within `budget`. The parser counts nodes as it builds the tree and stops at the first one past
+ * the budget, so an input of any size costs what the budget lets through, in one pass.
+ */
+export function parseHtml(html: string, budget?: ParseBudget): ParsedHtml {
+  const options = { decodeEntities: true, withStartIndices: true, withEndIndices: true };
+  const handler = new BoundedDomHandler(options, budget ?? { topLevel: Infinity, nodes: Infinity });
+  linearParser(handler, options).end(html);
+  return handler.result(html.length);
 }

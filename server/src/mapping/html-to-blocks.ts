@@ -1,93 +1,46 @@
 /**
  * Converts post HTML into the value Strapi 5 stores for a `blocks` attribute.
  *
- * Node shapes follow what the content-manager Blocks editor produces and what core's
- * blocks validator (`@strapi/core` entity-validator/blocks-validator) accepts.
+ * The nodes are `blocks.ts`'s; the HTML is read by `html-parser.ts`, within a budget and a nesting limit.
  *
  * Nothing in the post is silently lost: markup Blocks cannot hold is kept verbatim in an
  * `html` code block and reported in `fallbacks`, so an editor or the front end can deal with it.
  */
-import { DomHandler, isTag, isText, type ChildNode, type Document, type Element } from 'domhandler';
-import { linearParser, type ParseBudget } from './html-parser';
-
-export type Mark = 'bold' | 'italic' | 'underline' | 'strikethrough' | 'code';
-
-export interface TextNode {
-  type: 'text';
-  text: string;
-  bold?: boolean;
-  italic?: boolean;
-  underline?: boolean;
-  strikethrough?: boolean;
-  code?: boolean;
-}
-
-export interface LinkNode {
-  type: 'link';
-  url: string;
-  children: TextNode[];
-}
-
-export type InlineNode = TextNode | LinkNode;
-
-export interface ParagraphNode {
-  type: 'paragraph';
-  children: InlineNode[];
-}
-
-export interface HeadingNode {
-  type: 'heading';
-  level: 1 | 2 | 3 | 4 | 5 | 6;
-  children: InlineNode[];
-}
-
-export interface QuoteNode {
-  type: 'quote';
-  children: InlineNode[];
-}
-
-export interface CodeNode {
-  type: 'code';
-  language?: string;
-  children: TextNode[];
-}
-
-export interface ListItemNode {
-  type: 'list-item';
-  children: InlineNode[];
-}
-
-export interface ListNode {
-  type: 'list';
-  format: 'ordered' | 'unordered';
-  /** Set on nested lists only, as the editor does when an item is indented. */
-  indentLevel?: number;
-  children: Array<ListItemNode | ListNode>;
-}
-
-/** The media fields an image block carries; a Strapi upload file object fits here as is. */
-export interface BlocksImage {
-  url: string;
-  alternativeText?: string | null;
-  caption?: string | null;
-  width?: number | null;
-  height?: number | null;
-  [field: string]: unknown;
-}
-
-export interface ImageNode {
-  type: 'image';
-  image: BlocksImage;
-  children: [{ type: 'text'; text: '' }];
-}
-
-export type BlockNode = ParagraphNode | HeadingNode | QuoteNode | CodeNode | ListNode | ImageNode;
-
-/**
- * How deep elements may nest before the rest is kept verbatim. Past it, conversion would cost
- * more and more per level while nothing readable is gained.
- */
-export const MAX_NESTING = 32;
+import { isTag, isText, type ChildNode, type Element } from 'domhandler';
+import {
+  compactInlines,
+  inlineText,
+  isLinkStrapiAccepts,
+  joinLines,
+  orEmptyText,
+  textLeaf,
+  type BlockNode,
+  type BlocksImage,
+  type CodeNode,
+  type HeadingNode,
+  type ImageNode,
+  type InlineNode,
+  type ListItemNode,
+  type ListNode,
+  type Marks,
+  type ParagraphNode,
+  type TextNode,
+} from './blocks';
+import {
+  codeLanguage,
+  collapseWhitespace,
+  CONTAINER_TAGS,
+  HEADING_LEVEL,
+  isCodeMarkup,
+  isContent,
+  isPhrasing,
+  isUnknownInlineWrapper,
+  MARK_BY_TAG,
+  PHRASE_TAGS,
+  preformattedText,
+  UNSUPPORTED_TAGS,
+} from './html-elements';
+import { isNestedTooDeep, parseBudget, parseHtml } from './html-parser';
 
 /** Markup that Blocks cannot hold as such, with its exact original source. */
 export interface HtmlFallback {
@@ -108,18 +61,6 @@ export interface HtmlToBlocksOptions {
   maxBlocks?: number;
 }
 
-/**
- * Nodes the parser reads per allowed block, so that one top-level element holding a whole long
- * post (a wrapping `<div>`) or a table still converts, while the tree stays small.
- */
-export const NODES_PER_BLOCK = 25;
-
-/** What a conversion bounded to `maxBlocks` blocks may parse (see `parseHtml`). */
-export const parseBudget = (maxBlocks: number): ParseBudget => ({
-  topLevel: maxBlocks,
-  nodes: maxBlocks * NODES_PER_BLOCK,
-});
-
 export interface HtmlToBlocksResult {
   blocks: BlockNode[];
   /**
@@ -133,7 +74,6 @@ export interface HtmlToBlocksResult {
   blockLimitReached?: true;
 }
 
-type Marks = Partial<Record<Mark, true>>;
 type TextBlockFactory = (children: InlineNode[]) => ParagraphNode | HeadingNode;
 
 interface FlowContext {
@@ -152,151 +92,6 @@ interface Converted<T> {
   nodes: T[];
   fallbacks: HtmlFallback[];
 }
-
-// Maps, not object literals: a custom element may be called `<constructor>`.
-const MARK_BY_TAG: ReadonlyMap<string, Mark> = new Map([
-  ['strong', 'bold'],
-  ['b', 'bold'],
-  ['em', 'italic'],
-  ['i', 'italic'],
-  ['u', 'underline'],
-  ['s', 'strikethrough'],
-  ['del', 'strikethrough'],
-  ['strike', 'strikethrough'],
-  ['code', 'code'],
-  ['kbd', 'code'],
-  ['samp', 'code'],
-]);
-
-const HEADING_LEVEL: ReadonlyMap<string, HeadingNode['level']> = new Map([
-  ['h1', 1],
-  ['h2', 2],
-  ['h3', 3],
-  ['h4', 4],
-  ['h5', 5],
-  ['h6', 6],
-]);
-
-/** Inline wrappers whose only loss is presentation, so their text flows on unwrapped. */
-const PHRASE_TAGS = new Set([
-  'span',
-  'abbr',
-  'cite',
-  'dfn',
-  'mark',
-  'small',
-  'sub',
-  'sup',
-  'time',
-  'q',
-  'var',
-  'data',
-  'bdi',
-  'bdo',
-  'ins',
-  'font',
-  'label',
-  'nobr',
-  'wbr',
-]);
-
-/** Layout wrappers: their content is converted as if they were not there (a figure only when it is not just an image). */
-const CONTAINER_TAGS = new Set([
-  'html',
-  'body',
-  'div',
-  'section',
-  'article',
-  'main',
-  'header',
-  'footer',
-  'aside',
-  'nav',
-  'address',
-  'center',
-  'hgroup',
-  'figure',
-  'figcaption',
-]);
-
-/** Elements Blocks has no node for; each is kept whole as an `html` code block. */
-const UNSUPPORTED_TAGS = new Set([
-  'table',
-  'thead',
-  'tbody',
-  'tfoot',
-  'tr',
-  'td',
-  'th',
-  'caption',
-  'colgroup',
-  'col',
-  'iframe',
-  'frame',
-  'frameset',
-  'embed',
-  'object',
-  'param',
-  'video',
-  'audio',
-  'source',
-  'track',
-  'canvas',
-  'svg',
-  'math',
-  'picture',
-  'map',
-  'area',
-  'script',
-  'noscript',
-  'style',
-  'template',
-  'head',
-  'title',
-  'base',
-  'link',
-  'meta',
-  'form',
-  'fieldset',
-  'legend',
-  'input',
-  'button',
-  'select',
-  'option',
-  'optgroup',
-  'textarea',
-  'datalist',
-  'output',
-  'progress',
-  'meter',
-  'dialog',
-  'details',
-  'summary',
-  'dl',
-  'dt',
-  'dd',
-  'hr',
-]);
-
-const BLOCK_TAGS = new Set(['p', 'ul', 'ol', 'li', 'blockquote', 'pre', 'img', ...HEADING_LEVEL.keys()]);
-
-/** Syntax highlighters wrap tokens in these; anything else inside a `<pre>` would be lost as plain text. */
-const CODE_MARKUP_TAGS = new Set([
-  'code',
-  'span',
-  'br',
-  'b',
-  'strong',
-  'i',
-  'em',
-  'mark',
-  'kbd',
-  'samp',
-  'var',
-]);
-
-/** Core's blocks validator rejects the whole entry when a link uses any other protocol. */
-const LINK_PROTOCOLS = new Set(['http:', 'https:', 'ftp:', 'mailto:', 'tel:']);
 
 const ROOT_CONTEXT: FlowContext = { marks: {}, textBlock: paragraph, listDepth: 0 };
 
@@ -386,31 +181,6 @@ function htmlCodeBlock(html: string): CodeNode {
   return { type: 'code', language: 'html', children: [{ type: 'text', text: html }] };
 }
 
-/** Block texts separated by blank lines; list items one per line; images carry no text. */
-export function blocksToPlainText(blocks: readonly BlockNode[]): string {
-  return blocks
-    .map(blockText)
-    .filter((text) => text !== '')
-    .join('\n\n');
-}
-
-function blockText(block: BlockNode): string {
-  switch (block.type) {
-    case 'image':
-      return '';
-    case 'list':
-      return block.children
-        .map((child) => (child.type === 'list' ? blockText(child) : inlineText(child.children)))
-        .join('\n');
-    default:
-      return inlineText(block.children);
-  }
-}
-
-function inlineText(nodes: readonly InlineNode[]): string {
-  return nodes.map((node) => (node.type === 'link' ? inlineText(node.children) : node.text)).join('');
-}
-
 /** Walks HTML in reading order, turning loose inline content into text blocks between the block-level nodes. */
 class BlocksBuilder {
   readonly blocks: BlockNode[] = [];
@@ -447,7 +217,7 @@ class BlocksBuilder {
   }
 
   private appendElement(element: Element, context: FlowContext): void {
-    if (NESTED_TOO_DEEP.has(element)) {
+    if (isNestedTooDeep(element)) {
       this.nestingLimitReached = true;
       this.appendFallback(element, context);
       return;
@@ -626,168 +396,12 @@ class BlocksBuilder {
   }
 }
 
-/**
- * The outermost elements nested deeper than MAX_NESTING. The converter keeps each of them whole
- * and every walk over the tree stops at them, so no walk goes deeper than MAX_NESTING levels.
- */
-const NESTED_TOO_DEEP = new WeakSet<Element>();
-
-/**
- * htmlparser2 ends an implicitly closed element (an `<li>` closed by the next `<li>`, a `<table>`
- * closed by its parent's end tag) at the end of the token that closed it, so slicing the source
- * would swallow that token. End it right before that token instead: a fallback is then exactly the
- * element's own source.
- */
-export class ExactSpanDomHandler extends DomHandler {
-  private position: { startIndex: number | null } = { startIndex: null };
-
-  override onparserinit(parser: { startIndex: number | null; endIndex: number | null }): void {
-    super.onparserinit(parser);
-    this.position = parser;
-  }
-
-  protected get tokenStart(): number {
-    return this.position.startIndex!;
-  }
-
-  override onopentag(name: string, attribs: Record<string, string>): void {
-    super.onopentag(name, attribs);
-    // The stack holds the root below the elements, so its length is the new element's depth plus one.
-    const element = this.tagStack[this.tagStack.length - 1];
-    if (this.tagStack.length === MAX_NESTING + 2 && isTag(element)) {
-      NESTED_TOO_DEEP.add(element);
-      this.nestedTooDeep(element);
-    }
-  }
-
-  /** Called for each outermost element nested deeper than MAX_NESTING. */
-  protected nestedTooDeep(_element: Element): void {}
-
-  override onclosetag(_name?: string, isImplied = false): void {
-    const element = this.tagStack[this.tagStack.length - 1];
-    super.onclosetag();
-    const closingTokenStart = this.tokenStart;
-    // A void element is "implicitly closed" at its own start; its end index is already right.
-    if (isImplied && closingTokenStart > element.startIndex!) element.endIndex = closingTokenStart - 1;
-  }
-}
-
-/** An ExactSpanDomHandler that stops the parser at the first node past a budget. */
-class BoundedDomHandler extends ExactSpanDomHandler {
-  private topLevel = 0;
-  private nodes = 0;
-  private topLevelStart = 0;
-  private cut: number | undefined;
-  private deepFrom: number | undefined;
-  private running: { pause(): void } | undefined;
-
-  constructor(
-    options: ConstructorParameters<typeof DomHandler>[1],
-    private readonly budget: ParseBudget
-  ) {
-    super(undefined, options);
-  }
-
-  override onparserinit(parser: Parameters<DomHandler['onparserinit']>[0] & { pause(): void }): void {
-    super.onparserinit(parser);
-    this.running = parser;
-  }
-
-  override onopentag(name: string, attribs: Record<string, string>): void {
-    const depth = this.tagStack.length - 1;
-    if (this.counted(depth === 0)) super.onopentag(name, attribs);
-  }
-
-  override onclosetag(name?: string, isImplied?: boolean): void {
-    if (this.cut === undefined) super.onclosetag(name, isImplied);
-  }
-
-  override ontext(data: string): void {
-    if (this.counted(false)) super.ontext(data);
-  }
-
-  override oncomment(data: string): void {
-    if (this.counted(this.tagStack.length === 1)) super.oncomment(data);
-  }
-
-  override onprocessinginstruction(name: string, data: string): void {
-    if (this.counted(this.tagStack.length === 1)) super.onprocessinginstruction(name, data);
-  }
-
-  protected override nestedTooDeep(): void {
-    this.deepFrom ??= this.topLevelStart;
-  }
-
-  /** The tree up to the cut: the top-level node the budget ran out in is left out whole. */
-  result(length: number): ParsedHtml {
-    const end = this.cut ?? length;
-    const { children } = this.root;
-    if (this.cut !== undefined && children.at(-1)!.startIndex! >= end) {
-      children.pop();
-      if (children.length > 0) children.at(-1)!.next = null;
-    }
-    return { root: this.root, end, nestsTooDeep: this.deepFrom !== undefined && this.deepFrom < end };
-  }
-
-  /** Counts one more node; false once past the budget, when the parser is paused. */
-  private counted(opensTopLevel: boolean): boolean {
-    if (this.cut !== undefined) return false;
-    this.nodes += 1;
-    if (this.tagStack.length === 1) this.topLevelStart = this.tokenStart;
-    if (opensTopLevel) this.topLevel += 1;
-    if (this.topLevel <= this.budget.topLevel && this.nodes <= this.budget.nodes) return true;
-    this.cut = this.topLevelStart;
-    this.running!.pause();
-    return false;
-  }
-}
-
-/** A tree of the start of some HTML: see `parseHtml`. */
-export interface ParsedHtml {
-  root: Document;
-  /** Where the HTML the tree holds ends: the length of the HTML when it holds all of it. */
-  end: number;
-  /** Whether an element of the tree is nested deeper than MAX_NESTING. */
-  nestsTooDeep: boolean;
-}
-
-/**
- * The tree of the longest start of `html` that ends where a top-level node starts and stays
- * within `budget`. The parser counts nodes as it builds the tree and stops at the first one past
- * the budget, so an input of any size costs what the budget lets through, in one pass.
- */
-export function parseHtml(html: string, budget?: ParseBudget): ParsedHtml {
-  const options = { decodeEntities: true, withStartIndices: true, withEndIndices: true };
-  const handler = new BoundedDomHandler(options, budget ?? { topLevel: Infinity, nodes: Infinity });
-  linearParser(handler, options).end(html);
-  return handler.result(html.length);
-}
-
 function paragraph(children: InlineNode[]): ParagraphNode {
   return { type: 'paragraph', children };
 }
 
 function heading(level: HeadingNode['level']): TextBlockFactory {
   return (children) => ({ type: 'heading', level, children });
-}
-
-function textLeaf(text: string, marks: Marks): TextNode {
-  return { type: 'text', text, ...marks };
-}
-
-function orEmptyText<T extends InlineNode>(children: T[]): Array<T | TextNode> {
-  return children.length > 0 ? children : [{ type: 'text', text: '' }];
-}
-
-// HTML whitespace only: a non-breaking space (&nbsp;) is content.
-const HTML_WHITESPACE = /[ \t\n\r\f]+/g;
-
-function collapseWhitespace(text: string): string {
-  return text.replace(HTML_WHITESPACE, ' ');
-}
-
-function isBlank(text: string): boolean {
-  return text.replace(HTML_WHITESPACE, '') === '';
 }
 
 /**
@@ -807,66 +421,6 @@ function normalizeWhitespace(inlines: InlineNode[]): InlineNode[] {
   }
   if (previous?.text.endsWith(' ')) previous.text = previous.text.slice(0, -1);
   return inlines;
-}
-
-/** Drops empty leaves and merges neighbours with the same marks, as the editor's normalisation does. */
-function compactInlines(inlines: readonly InlineNode[]): InlineNode[] {
-  const compacted: InlineNode[] = [];
-  for (const node of inlines) {
-    if (node.type === 'link')
-      compacted.push({ ...node, children: orEmptyText(compactLeaves(node.children)) });
-    else appendLeaf(compacted, node);
-  }
-  return compacted;
-}
-
-function compactLeaves(leaves: readonly TextNode[]): TextNode[] {
-  const compacted: TextNode[] = [];
-  leaves.forEach((leaf) => appendLeaf(compacted, leaf));
-  return compacted;
-}
-
-function appendLeaf(target: InlineNode[], leaf: TextNode): void {
-  if (leaf.text === '') return;
-  const last = target[target.length - 1];
-  if (last?.type === 'text' && haveSameMarks(last, leaf))
-    target[target.length - 1] = { ...last, text: last.text + leaf.text };
-  else target.push(leaf);
-}
-
-function haveSameMarks(a: TextNode, b: TextNode): boolean {
-  return (['bold', 'italic', 'underline', 'strikethrough', 'code'] as const).every(
-    (mark) => a[mark] === b[mark]
-  );
-}
-
-function joinLines(paragraphs: readonly ParagraphNode[]): InlineNode[] {
-  const lines = paragraphs.flatMap((block, index) =>
-    index === 0 ? block.children : [textLeaf('\n', {}), ...block.children]
-  );
-  return orEmptyText(compactInlines(lines));
-}
-
-/** Whitespace text and comments between list items are not content. */
-function isContent(node: ChildNode): boolean {
-  return isTag(node) || (isText(node) && !isBlank(node.data));
-}
-
-/** Whether the node can be carried by text leaves (and, when `allowLinks`, links): no blocks, images or embeds. */
-function isPhrasing(node: ChildNode, allowLinks: boolean): boolean {
-  if (!isTag(node)) return true;
-  if (NESTED_TOO_DEEP.has(node)) return false;
-  const { name } = node;
-  if (name === 'br') return true;
-  if (BLOCK_TAGS.has(name) || CONTAINER_TAGS.has(name) || UNSUPPORTED_TAGS.has(name)) return false;
-  if (name === 'a' && node.attribs.href !== undefined && !allowLinks) return false;
-  return node.children.every((child) => isPhrasing(child, allowLinks));
-}
-
-/** An unknown element is unwrapped only when it just wraps text; otherwise it may be a widget that needs its markup. */
-function isUnknownInlineWrapper(element: Element): boolean {
-  // Phrasing first: it stops at content nested too deep, which textContent would walk whole.
-  return element.children.every((child) => isPhrasing(child, true)) && !isBlank(textContent(element));
 }
 
 /** Text and line breaks of phrasing content whose links were already ruled out. */
@@ -890,43 +444,4 @@ function imageFigureParts(figure: Element): { img: Element; caption?: string } |
   if (!figcaption.children.every((child) => isPhrasing(child, false))) return undefined;
   const caption = inlineText(compactInlines(normalizeWhitespace(phrasingLeaves(figcaption.children, {}))));
   return caption ? { img, caption } : { img };
-}
-
-function isCodeMarkup(node: ChildNode): boolean {
-  if (!isTag(node)) return true;
-  return !NESTED_TOO_DEEP.has(node) && CODE_MARKUP_TAGS.has(node.name) && node.children.every(isCodeMarkup);
-}
-
-function preformattedText(pre: Element): string {
-  const text = textContent(pre);
-  const first = pre.children[0];
-  // The HTML parsing rules drop one newline right after `<pre>`, so authors can start code on the next line.
-  return first && isText(first) && /^\r?\n/.test(first.data) ? text.replace(/^\r?\n/, '') : text;
-}
-
-/** `language-x` (or `lang-x`) on the `<code>` inside, else on the `<pre>` itself. */
-function codeLanguage(pre: Element): string | undefined {
-  const code = pre.children.find((child): child is Element => isTag(child) && child.name === 'code');
-  return (code && classLanguage(code)) ?? classLanguage(pre);
-}
-
-function classLanguage(element: Element): string | undefined {
-  const classes = (element.attribs.class ?? '').split(/\s+/);
-  const languageClass = classes.find((name) => /^lang(uage)?-./.test(name));
-  return languageClass?.replace(/^lang(uage)?-/, '');
-}
-
-function textContent(node: ChildNode): string {
-  if (isText(node)) return node.data;
-  if (!isTag(node)) return '';
-  return node.name === 'br' ? '\n' : node.children.map(textContent).join('');
-}
-
-function isLinkStrapiAccepts(url: string): boolean {
-  try {
-    // Same check as core's blocks validator, including its placeholder origin for root-relative paths.
-    return LINK_PROTOCOLS.has(new URL(url.startsWith('/') ? `https://strapi.io${url}` : url).protocol);
-  } catch {
-    return false;
-  }
 }

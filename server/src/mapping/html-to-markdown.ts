@@ -3,7 +3,7 @@ import { Element, isTag, type ChildNode, type Document, type ParentNode } from '
 import { DomUtils } from 'htmlparser2';
 import TurndownService from 'turndown';
 import { verbatimHtmlBlock, withoutBlankLines } from './html-in-markdown';
-import { parseBudget, parseHtml } from './html-to-blocks';
+import { parseBudget, parseHtml } from './html-parser';
 
 /** Markup Markdown has no syntax for stays as HTML, which Markdown renderers pass through. */
 const KEPT_AS_HTML = ['table', 'iframe', 'video', 'audio', 'figure', 'embed', 'object'] as const;

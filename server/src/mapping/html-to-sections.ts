@@ -13,7 +13,7 @@
  *   blockquote with links) stays in the text: a quote's plain-text body could not hold them.
  */
 import { isTag, isText, type ChildNode, type Element } from 'domhandler';
-import { MAX_NESTING, parseBudget, parseHtml } from './html-to-blocks';
+import { MAX_NESTING, parseBudget, parseHtml } from './html-parser';
 
 export type TextSection = { type: 'text'; html: string };
 export type ImageSection = { type: 'image'; src: string; alt: string; caption?: string };

@@ -6,13 +6,8 @@
 import type { ContractInput, MediaMap } from '../services/types';
 import type { Resource } from '../resources';
 import { displayUrl } from '../utils/display-url';
-import {
-  imageSources,
-  MAX_NESTING,
-  parseBudget,
-  resolveImages,
-  type HtmlToBlocksResult,
-} from './html-to-blocks';
+import { MAX_NESTING, parseBudget } from './html-parser';
+import { imageSources, resolveImages, type HtmlToBlocksResult } from './html-to-blocks';
 import { htmlToSections, mergeZone, type Section, type ZoneEntry } from './html-to-sections';
 import type { FieldTarget, ZoneComponents } from './resolve';
 

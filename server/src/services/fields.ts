@@ -3,12 +3,8 @@ import { publishDateToIso } from '../contract/dates';
 import type { Seo } from '../contract/schemas';
 import { FIELD_ROLES, IDENTIFIER_FIELDS, NAME_FIELD, type Adapter } from '../mapping/catalogue';
 import { safeHtml } from '../mapping/content-safety';
-import {
-  blocksToPlainText,
-  htmlToBlocks,
-  imageSources,
-  type HtmlToBlocksResult,
-} from '../mapping/html-to-blocks';
+import { blocksToPlainText } from '../mapping/blocks';
+import { htmlToBlocks, imageSources, type HtmlToBlocksResult } from '../mapping/html-to-blocks';
 import { htmlToSections } from '../mapping/html-to-sections';
 import type { FieldTarget } from '../mapping/resolve';
 import { seoComponentValue, seoFallbacks, seoJsonValue, seoParts } from '../mapping/seo-values';
