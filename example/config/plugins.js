@@ -110,15 +110,12 @@ module.exports = ({ env }) => ({
     // Strapi 5.54 silently skips a relative `resolve`; the plugin is this repository's root.
     resolve: path.resolve(exampleDir(), '..'),
     config: {
-      capabilities: {
-        'posts.delete': true,
-        blog_categories: true,
-        authors: true,
-        products: true,
-        product_categories: true,
-        seo: true,
-        'pages.list': true,
-      },
+      // Capabilities follow the mapping: seo where an SEO field is stored, products and product
+      // categories where the site maps them to its own types. PUBLISH_BRIDGE_CAPABILITIES opts in
+      // to more, e.g. "products,product_categories" for products kept in the plugin's types.
+      capabilities: Object.fromEntries(
+        env.array('PUBLISH_BRIDGE_CAPABILITIES', []).filter(Boolean).map((name) => [name, true])
+      ),
       urlTemplates: {
         post: env('PUBLISH_BRIDGE_POST_URL', 'http://localhost:3000/blog/{slug}'),
         category: env('PUBLISH_BRIDGE_CATEGORY_URL', 'http://localhost:3000/blog/category/{slug}'),

@@ -11,7 +11,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   applyContentApiPrefix(strapi);
   // Said once at start-up; a weak key stops the plugin's routes, never the site.
   getService(strapi, 'settings').checkEnvironmentKey();
-  if (getService(strapi, 'mapping').check()) getService(strapi, 'mapping').hideUnusedTypes();
+  // The settings page's choices refine this in bootstrap, once the database can be read.
+  if (getService(strapi, 'mapping').check())
+    getService(strapi, 'mapping').showUsedTypes(getService(strapi, 'settings').configuredCapabilities());
   // Middlewares added in register() run before the app's own, `strapi::body` included: the
   // only point where the exact request bytes are still unread.
   strapi.server.use(createContractGate(strapi));

@@ -21,6 +21,8 @@ export const TEST_ENV = {
   STRAPI_LOG_LEVEL: 'warn',
   PUBLISH_BRIDGE_DEMO_SEED: 'false',
   PUBLISH_BRIDGE_CONTENT_TYPES: 'plugin',
+  // Products stay in the plugin's types, which a site uses for them only when it opts in.
+  PUBLISH_BRIDGE_CAPABILITIES: 'products,product_categories',
 };
 
 export type Site = {

@@ -101,7 +101,7 @@ describe('the example site loads the publish-bridge plugin', () => {
       expect(reply.body.site.url).toBe(site.baseUrl);
       expect(Array.isArray(reply.body.capabilities)).toBe(true);
       expect(reply.body.capabilities.every((name: unknown) => typeof name === 'string')).toBe(true);
-      // The example site enables every optional capability in config/plugins.js.
+      // The 'site' mapping stores SEO; products and product categories are opted in (TEST_ENV).
       expect([...reply.body.capabilities].sort()).toEqual(
         [
           'authors',

@@ -5,6 +5,7 @@ import { fitNames, fitText, cutAtWordBoundary, maxLengthOf } from '../../server/
 import config from '../../server/src/config';
 import examplePlugins from '../../example/config/plugins.js';
 import { unusedPluginTypes } from '../../server/src/mapping/unused-types';
+import { capabilitySupport } from '../../server/src/mapping/capability-support';
 import {
   describeZone,
   resolveMapping,
@@ -416,5 +417,38 @@ describe('unusedPluginTypes', () => {
       plugin('author'),
       plugin('product'),
     ]);
+  });
+});
+
+describe('capabilitySupport', () => {
+  const support = (mapping: MappingConfig) =>
+    capabilitySupport(resolveMapping(mapping, schemaOf, componentOf));
+  const onByDefault = (mapping: MappingConfig) =>
+    Object.entries(support(mapping))
+      .filter(([, { byDefault }]) => byDefault)
+      .map(([name]) => name);
+
+  test("the plugin's types: everything but products, which a site opts in to", () => {
+    expect(onByDefault({})).toEqual(['posts.delete', 'blog_categories', 'authors', 'seo', 'pages.list']);
+    expect(Object.values(support({})).every(({ servable }) => servable)).toBe(true);
+  });
+
+  test('a post mapping without SEO cannot serve seo, and says what to map', () => {
+    const { seo } = support(TEMPLATE);
+    expect(seo).toMatchObject({ servable: false, byDefault: false });
+    expect(seo.reason).toContain('api::story.story');
+    expect(seo.reason).toContain('config/plugins');
+    expect(support(SITE).seo).toEqual({ servable: true, byDefault: true });
+  });
+
+  test("products mapped onto the site's own type are on; product categories follow their own mapping or the products' categories", () => {
+    expect(onByDefault(TEMPLATE)).toContain('products');
+    expect(onByDefault(TEMPLATE)).not.toContain('product_categories');
+    const withCategories: MappingConfig = {
+      product: { uid: 'plugin::publish-bridge.product', fields: { name: 'name' } },
+      productCategory: { uid: 'api::category.category', fields: { name: 'name' } },
+    };
+    expect(onByDefault(withCategories)).toContain('product_categories');
+    expect(onByDefault(withCategories)).not.toContain('products');
   });
 });

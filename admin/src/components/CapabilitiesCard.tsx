@@ -39,14 +39,20 @@ export const CapabilitiesCard = ({ settings, form, canUpdate }: Props) => {
       })}
     >
       <Grid.Root gap={6}>
-        {settings.capabilities.map(({ name, description }) => (
+        {settings.capabilities.map(({ name, description, available, unavailableReason }) => (
           <Grid.Item key={name} col={6} s={12} direction="column" alignItems="stretch">
             <Field.Root
               name={`capabilities.${name}`}
-              hint={`${formatMessage({
-                id: getTranslation(`capabilities.${name}.description`),
-                defaultMessage: description,
-              })} (${name})`}
+              hint={[
+                `${formatMessage({
+                  id: getTranslation(`capabilities.${name}.description`),
+                  defaultMessage: description,
+                })} (${name})`,
+                // The server's reason names the site's own mapping: it is not translated.
+                available ? '' : unavailableReason,
+              ]
+                .filter(Boolean)
+                .join(' ')}
             >
               <Field.Label>
                 {formatMessage({
@@ -55,10 +61,10 @@ export const CapabilitiesCard = ({ settings, form, canUpdate }: Props) => {
                 })}
               </Field.Label>
               <Toggle
-                checked={form.values.capabilities[name]}
+                checked={available && form.values.capabilities[name]}
                 onLabel={onLabel}
                 offLabel={offLabel}
-                disabled={!canUpdate}
+                disabled={!canUpdate || !available}
                 onChange={(event: React.ChangeEvent<HTMLInputElement>) =>
                   form.setCapability(name, event.target.checked)
                 }

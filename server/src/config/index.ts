@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CAPABILITIES, type Capability } from '../contract/capabilities';
+import { CAPABILITIES } from '../contract/capabilities';
 import { isValidTimeZone } from '../contract/dates';
 import { allowListEntryProblem } from '../network/address-guard';
 import { RESOURCE_KINDS } from '../mapping/catalogue';
@@ -77,6 +77,7 @@ export const pluginConfigSchema = z
       .int()
       .min(1_000)
       .max(24 * 3_600_000),
+    /** Capabilities switched on or off; one left out follows what the mapping stores. */
     capabilities: z.partialRecord(z.enum(CAPABILITIES), z.boolean()),
     urlTemplates: z.object({
       post: urlTemplate.optional(),
@@ -235,18 +236,14 @@ export type PublishBridgeConfig = {
   [Option in keyof z.input<typeof pluginConfigSchema>]?: Partial<z.input<typeof pluginConfigSchema>[Option]>;
 };
 
-const allCapabilities = Object.fromEntries(CAPABILITIES.map((name) => [name, true])) as Record<
-  Capability,
-  boolean
->;
-
 export default {
   default: {
     prefix: '/api/publish-bridge',
     bodyLimit: 10 * MEGABYTE,
     bodyTimeoutMs: 30_000,
     timestampToleranceMs: 5 * 60_000,
-    capabilities: allCapabilities,
+    // Each left out follows the mapping (mapping/capability-support.ts).
+    capabilities: {},
     urlTemplates: {},
     timezone: 'UTC',
     site: {},

@@ -74,6 +74,10 @@ export type CapabilityState = {
   description: string;
   enabled: boolean;
   enabledByDefault: boolean;
+  /** Whether the site's mapping stores what the capability carries; an unavailable one is never declared. */
+  available: boolean;
+  /** Why it is unavailable and how to change that, for the admin. */
+  unavailableReason?: string;
 };
 
 /** Where a resource is stored (read-only: the mapping lives in the site's code). */

@@ -1,11 +1,13 @@
 import type { Core } from '@strapi/strapi';
 import { PLUGIN_ID } from '../constants';
 import type { ResourceStorage } from '../contract/admin-api';
-import { RESOURCE_KINDS, type ResourceKind } from '../mapping/catalogue';
+import { DEFAULT_MAPPING, RESOURCE_KINDS, type ResourceKind } from '../mapping/catalogue';
 import { describeZone, resolveMapping, type ResolvedMapping } from '../mapping/resolve';
 import { describeResource, type Resource } from '../resources';
 import { getService, pluginConfig } from '../plugin';
 import { unusedPluginTypes } from '../mapping/unused-types';
+import { capabilitySupport, type CapabilitySupport } from '../mapping/capability-support';
+import type { Capability, CapabilitySettings } from '../contract/capabilities';
 import {
   allContentTypes,
   componentOf,
@@ -19,6 +21,7 @@ import {
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   let resolved: ResolvedMapping | undefined;
   let resources: Partial<Record<ResourceKind, Resource>> | undefined;
+  let support: Record<Capability, CapabilitySupport> | undefined;
 
   const lookup = (schema: Schema | undefined, draftAndPublish: boolean) =>
     schema && { attributes: schema.attributes, draftAndPublish };
@@ -81,19 +84,38 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       });
     },
 
+    /** What the mapping makes of each capability: whether anything stores it, and its default. */
+    capabilitySupport(): Record<Capability, CapabilitySupport> {
+      support ??= capabilitySupport(this.resolve());
+      return support;
+    },
+
     /**
-     * Hides the plugin's types the site no longer uses (it mapped their resources onto its own)
-     * from the Content Manager's menus, as Strapi hides any type: their tables and rows stay, and
-     * removing the mapping shows them again. The Content Manager reads this at each request.
+     * Shows in the Content Manager's menus the plugin's types the site uses, and hides the rest,
+     * as Strapi hides any type: their tables and rows stay. Unused: a resource the site mapped
+     * onto its own type, products and product categories while their capability is off, tags
+     * nothing links to. The Content Manager reads this at each request.
      */
-    hideUnusedTypes() {
+    showUsedTypes(capabilities: CapabilitySettings) {
+      if (this.resolve().problems.length > 0) return;
       const contentTypes = allContentTypes(strapi);
-      const resourceUids = RESOURCE_KINDS.map((kind) => this.resource(kind).uid);
-      for (const uid of unusedPluginTypes(resourceUids, contentTypes)) {
+      const served = RESOURCE_KINDS.filter(
+        (kind) =>
+          kind !== 'tag' &&
+          (kind !== 'product' || capabilities.products) &&
+          (kind !== 'productCategory' || capabilities.product_categories)
+      );
+      const unused = new Set(
+        unusedPluginTypes(
+          served.map((kind) => this.resource(kind).uid),
+          contentTypes
+        )
+      );
+      for (const { uid } of Object.values(DEFAULT_MAPPING)) {
         const { pluginOptions = {} } = contentTypes[uid];
         contentTypes[uid].pluginOptions = {
           ...pluginOptions,
-          'content-manager': { ...pluginOptions['content-manager'], visible: false },
+          'content-manager': { ...pluginOptions['content-manager'], visible: !unused.has(uid) },
         };
       }
     },

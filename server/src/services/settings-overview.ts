@@ -37,7 +37,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         includeLastRequest ? getService(strapi, 'activity').latest() : undefined,
         displayedBaseUrl(requestOrigin),
       ]);
-      const defaults = pluginConfig(strapi).capabilities;
+      const byDefault = settings().configuredCapabilities();
+      const support = getService(strapi, 'mapping').capabilitySupport();
       return {
         ...description,
         baseUrl: baseUrl.url,
@@ -46,7 +47,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           name,
           description: CAPABILITY_DESCRIPTIONS[name],
           enabled: capabilities[name],
-          enabledByDefault: defaults[name] ?? false,
+          enabledByDefault: byDefault[name],
+          available: support[name].servable,
+          unavailableReason: support[name].reason,
         })),
         status: {
           lastHandshakeAt: status.lastHandshakeAt,

@@ -127,6 +127,18 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     availability().backInService('settings');
   }
 
+  /** A capability nothing stores is never in force, whoever switched it on: the handshake would promise what goes nowhere. */
+  function capabilitiesInForce(chosen: Partial<Record<Capability, boolean>>): CapabilitySettings {
+    const support = getService(strapi, 'mapping').capabilitySupport();
+    const configured = config().capabilities;
+    return Object.fromEntries(
+      CAPABILITIES.map((name) => [
+        name,
+        support[name].servable && (chosen[name] ?? configured[name] ?? support[name].byDefault),
+      ])
+    ) as CapabilitySettings;
+  }
+
   function seal(secret: string): StoredSecret {
     const ciphertext = encryption().encrypt(secret);
     if (!ciphertext) {
@@ -226,12 +238,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       return keys.filter((key): key is string => Boolean(key));
     },
 
+    /** The capabilities in force: the settings page's choice, else config's, else the mapping's. */
     async capabilities(): Promise<CapabilitySettings> {
-      const stored = (await read()).capabilities ?? {};
-      const defaults = config().capabilities;
-      return Object.fromEntries(
-        CAPABILITIES.map((name) => [name, stored[name] ?? defaults[name] ?? false])
-      ) as CapabilitySettings;
+      return capabilitiesInForce((await read()).capabilities ?? {});
+    },
+
+    /** The capabilities in force before the settings page is read (at registration, without a database). */
+    configuredCapabilities(): CapabilitySettings {
+      return capabilitiesInForce({});
     },
 
     async isEnabled(capability: Capability): Promise<boolean> {
@@ -258,6 +272,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         if (changes.editorChanges) next = { ...next, editorChanges: changes.editorChanges };
         return next;
       });
+      // This instance's menus follow at once; other instances' at their next start.
+      if (changes.capabilities) getService(strapi, 'mapping').showUsedTypes(await this.capabilities());
     },
 
     /** The platform's delivery-log endpoint and its key, decrypted for the server's own call. */
