@@ -101,6 +101,51 @@ describe(`an editor's save of a draft the platform wrote, on ${db}`, () => {
     expect(await published(id)).toMatchObject({ excerpt: 'Editor’s reviewed excerpt' });
   });
 
+  /**
+   * A restore from the plugin's panel writes the editor's values back into the draft: an editor's
+   * decision, marked as a save is. Under `draft` the platform's next update takes the draft for
+   * review (its fingerprints then match again), so only the mark holds the platform's publish.
+   */
+  test('policy draft: after an admin restores a revision into the draft, a status-only publish leaves it unpublished', async () => {
+    await chooseEditorChangePolicy(editor, 'draft');
+    run += 1;
+    const created = await site.send('POST', '/posts', {
+      title: `Platform title ${run}`,
+      content: '<p>Platform body.</p>',
+      status: 'draft',
+    });
+    expect(created.status).toBe(200);
+    const id = created.body.id as string;
+    const saved = await editor.request('PUT', `/content-manager/collection-types/${POST}/${id}`, {
+      title: `Editor’s title ${run}`,
+    });
+    expect(saved.status).toBe(200);
+    await put(id, { title: `Platform second title ${run}` });
+    const [revision] = (
+      await editor.request(
+        'GET',
+        `/publish-bridge/revisions?uid=${encodeURIComponent(POST)}&documentId=${id}`
+      )
+    ).body.data;
+    expect(revision.fields).toEqual({ title: { title: `Editor’s title ${run}` } });
+    // The editor publishes (which clears the mark), the platform then takes the post back to a draft.
+    const publishedByEditor = await editor.request(
+      'POST',
+      `/content-manager/collection-types/${POST}/${id}/actions/publish`,
+      {}
+    );
+    expect(publishedByEditor.status).toBe(200);
+    await put(id, { status: 'draft' });
+
+    const restored = await editor.request('POST', `/publish-bridge/revisions/${revision.id}/restore`);
+    expect([restored.status, restored.body.data?.recreated]).toEqual([200, false]);
+    await put(id, { title: `Platform third title ${run}` });
+    const notes = await put(id, { status: 'publish' });
+
+    expect(await published(id)).toBeNull();
+    expect(notes).toEqual(expect.arrayContaining([expect.stringMatching(SAVED)]));
+  });
+
   test('policy keep: a scheduled publish of a draft an editor saved is cancelled at its date', async () => {
     await chooseEditorChangePolicy(editor, 'keep');
     const { id, due } = await scheduleSoon(site, 'Scheduled, then saved by an editor');

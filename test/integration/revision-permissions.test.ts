@@ -155,6 +155,34 @@ describe('revisions of an entry with a component (the example Article and its sh
     ]);
     const seoNotes = await withSeo.request('GET', panelPath);
     expect(noteFields(seoNotes.body.data.lastDelivery.notes)).toEqual(['seo']);
+
+    // The seo note speaks of the description: a role that reads only the meta title does not see it.
+    const metaTitleOnly = await loginWithPermissions(site, [
+      'plugin::publish-bridge.logs.read',
+      onType(ARTICLE, 'read', { fields: ['title', 'seo.metaTitle'] }),
+    ]);
+    const partOfSeo = await metaTitleOnly.request('GET', panelPath);
+    expect(partOfSeo.status).toBe(200);
+    expect(partOfSeo.body.data.lastDelivery.notes ?? []).toEqual([]);
+    expect(partOfSeo.text).not.toMatch(/description/i);
+  });
+
+  test('a revision holding only fields the role may not read is left out of the list', async () => {
+    const { id, revision } = await seoRevision();
+    const titleOnly = await loginWithPermissions(site, [
+      'plugin::publish-bridge.logs.read',
+      onType(ARTICLE, 'read', { fields: ['title'] }),
+    ]);
+    const listed = await titleOnly.request('GET', revisionsPath(ARTICLE, id));
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((item: { id: number }) => item.id)).not.toContain(revision.id);
+    expect(listed.body.data).toEqual([]);
+    const panel = await titleOnly.request(
+      'GET',
+      `/publish-bridge/entries?uid=${encodeURIComponent(ARTICLE)}&documentId=${id}`
+    );
+    expect(panel.status).toBe(200);
+    expect(panel.body.data.revisions).toEqual([]);
   });
 
   test('a restore needs update on every part of the component it writes', async () => {
@@ -301,7 +329,34 @@ describe('the side panel of a localized entry (the Journal, posts written in Fre
       onType(JOURNAL, 'update', { locales: ['en'] }),
     ]);
     const [frenchRevision] = panel.body.data.revisions;
-    expect((await restore(englishEditor, frenchRevision.id)).status).toBe(403);
+    expect((await restore(englishEditor, frenchRevision.id)).status).toBe(404);
     expect((await restore(superAdmin, frenchRevision.id)).status).toBe(200);
+  });
+
+  test('a deletion of the French version only, restored, brings French back into the same document', async () => {
+    const id = await publish(site, { title: 'Supprimé puis rendu' });
+    await journals().update({ documentId: id, locale: 'en', data: { title: 'Stays in English' } });
+    expect((await site.send('DELETE', `/posts/${id}`)).status).toBe(200);
+    const listed = await superAdmin.request('GET', `${revisionsPath(JOURNAL, id)}&locale=fr`);
+    expect(listed.status).toBe(200);
+    const [deleted] = listed.body.data;
+    expect(deleted.reason).toBe('delete');
+
+    const restored = await restore(superAdmin, deleted.id);
+    expect([restored.status, restored.body.data]).toEqual([
+      200,
+      { documentId: id, recreated: true, leftOut: [] },
+    ]);
+    const versions = await site.strapi.db
+      .query(JOURNAL as never)
+      .findMany({ where: { documentId: id }, select: ['locale', 'title', 'publishedAt'] });
+    expect(
+      versions
+        .map((row: any) => `${row.locale}:${row.publishedAt ? 'published' : 'draft'}:${row.title}`)
+        .sort()
+    ).toEqual(['en:draft:Stays in English', 'fr:draft:Supprimé puis rendu']);
+    expect(
+      await site.strapi.db.query(JOURNAL as never).count({ where: { title: 'Supprimé puis rendu' } })
+    ).toBe(1);
   });
 });

@@ -27,6 +27,10 @@ type Requirement = { allows: (access: ContentAccess) => boolean; refusal: string
 const NOT_READABLE =
   'Your role may not read this entry in the Content Manager, so its revisions and details are not shown. Ask an administrator for the read permission on it.';
 
+/** The answer, alike, for a revision that does not exist and for one the admin may not read (its entry, or any field it holds). */
+const NO_SUCH_REVISION =
+  'No revision with this id that your role may read: revisions past revisions.keepPerEntry are dropped, a deleted entry’s is spent once restored, and those of entries your role may not read in the Content Manager are not shown. Reload the list of revisions.';
+
 const READ: Requirement = {
   allows: (access) => access.mayRead(),
   refusal: NOT_READABLE,
@@ -37,6 +41,10 @@ const PUBLISH: Requirement = {
   refusal:
     'Cancelling a scheduled publish takes the Content Manager’s permission to publish the entry in its locale, which your role does not give. Ask an admin who may publish it.',
 };
+
+/** Whether the admin may read the entry and some of `values` in it: a revision they are shown. */
+const showsAnything = async (access: ContentAccess, values: Record<string, unknown>) =>
+  access.mayRead() && Object.keys(await access.readable(values)).length > 0;
 
 /**
  * Revisions and the side panel are an entry's content: besides the route's guard, each
@@ -116,14 +124,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const id = revisionIdSchema.safeParse(ctx.params.id);
       if (!id.success) return ctx.badRequest('The revision id must be a positive whole number.');
       const target = await revisions().targetOf(id.data);
-      if (!target) {
-        return ctx.notFound(
-          `Revision ${id.data} does not exist (revisions past revisions.keepPerEntry are dropped, and a deleted entry's is spent once restored).`
-        );
-      }
-      const access = await accessTo(ctx, target.uid, target.documentId, target.locale);
-      if (!access?.mayRead()) return ctx.forbidden(NOT_READABLE);
-      const refused = access.unwritable(target.attributes);
+      const access = target && (await accessTo(ctx, target.uid, target.documentId, target.locale));
+      // Revision ids are sequential: one the admin may not read (its entry, or every field it
+      // holds, as the list leaves it out) answers as a missing one, or a role could probe which
+      // ids exist. (The Content Manager answers 403 for an entry a role may not read, but a
+      // documentId cannot be guessed.)
+      if (!target || !access || !(await showsAnything(access, target.values)))
+        return ctx.notFound(NO_SUCH_REVISION);
+      const refused = access.unwritable(Object.keys(target.values));
       if (refused.length > 0) {
         return ctx.forbidden(
           `Restoring this revision writes fields of an entry of ${target.uid} that your role may not edit in the Content Manager: ${refused.join(', ')}. Ask for the update permission on them, or restore it as an admin who has it.`

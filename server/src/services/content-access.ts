@@ -1,21 +1,21 @@
 import type { Core } from '@strapi/strapi';
 import { contentTypeOf } from '../database/schemas';
-import { documentsOf, type DocumentEntry } from '../database/documents';
+import { documentsOf } from '../database/documents';
 
 type Action = 'read' | 'update' | 'create' | 'publish';
 type Values = Record<string, unknown>;
 /** The Content Manager's permission checker (its `permission-checker` service), as used here. */
 type PermissionChecker = {
-  can: Record<Action, (entity?: DocumentEntry, field?: string) => boolean>;
+  can: Record<Action, (entity?: Values, field?: string) => boolean>;
   requiresEntity: Record<Action, () => boolean>;
   sanitizeOutput(data: Values): Promise<Values>;
 };
 
 /** What an admin may do with one entry's content, judged as the Content Manager judges it. */
 export type ContentAccess = {
-  /** Whether the admin may read the entry (a deleted one: only without conditions on the type). */
+  /** Whether the admin may read the entry (a deleted one: only under no condition but its locale). */
   mayRead(): boolean;
-  /** Whether the admin may publish the entry (and so decide when it is published); a missing one: only without conditions. */
+  /** Whether the admin may publish the entry (and so decide when it is published); a missing one: as `mayRead`. */
   mayPublish(): boolean;
   /** `values` (attribute → value) with only what the admin may read of them, down to a component's parts. */
   readable(values: Values): Promise<Values>;
@@ -25,6 +25,8 @@ export type ContentAccess = {
    * entry, or create anew when it is gone. Writing an attribute writes every part of it.
    */
   unwritable(attributes: string[]): string[];
+  /** The fields among `attributes`, named as `unwritable` names them, that the admin may not read. */
+  unreadable(attributes: string[]): string[];
 };
 
 /**
@@ -61,23 +63,27 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
       .getNestedFields(contentType, { components: strapi.components });
     const fieldsOf = (attribute: string) =>
       permissionFields.filter((field) => field === attribute || field.startsWith(`${attribute}.`));
-    const mayWrite = (field: string) =>
-      entry
-        ? checker.can.update(entry, field)
-        : unconditional('create') && checker.can.create(undefined, field);
-    const may = (action: 'read' | 'publish') =>
-      entry ? checker.can[action](entry) : unconditional(action) && checker.can[action]();
+    // A missing entry (deleted) is judged as the Content Manager judges one to be created: by its
+    // locale, so that a condition on its creator refuses it; without a locale, only permissions
+    // without conditions allow it.
+    const subject: Values | undefined = entry ?? (locale ? { documentId, locale } : undefined);
+    const judge = (action: Action, field?: string) =>
+      subject
+        ? checker.can[action](subject, field)
+        : unconditional(action) && checker.can[action](undefined, field);
+    const mayWrite = (field: string) => judge(entry ? 'update' : 'create', field);
     return {
-      mayRead: () => may('read'),
-      mayPublish: () => may('publish'),
+      mayRead: () => judge('read'),
+      mayPublish: () => judge('publish'),
       // The checker judges the data it sanitizes: the entry (its creator, its locale) with the values shown in it.
       async readable(values) {
-        const shown = await checker.sanitizeOutput({ ...entry, ...values });
+        const shown = await checker.sanitizeOutput({ ...subject, ...values });
         return Object.fromEntries(
           Object.keys(values).flatMap((key) => (key in shown ? [[key, shown[key]]] : []))
         );
       },
       unwritable: (attributes) => attributes.flatMap(fieldsOf).filter((field) => !mayWrite(field)),
+      unreadable: (attributes) => attributes.flatMap(fieldsOf).filter((field) => !judge('read', field)),
     };
   },
 });

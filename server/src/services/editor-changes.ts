@@ -107,16 +107,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
       const result = await next();
       const params = context.params as { documentId?: unknown; locale?: unknown; status?: unknown };
       const saved = draftSavedBy(context.action, params.status);
-      const posts = getService(strapi, 'mapping').resolve().resources.post;
-      if (saved !== undefined && typeof params.documentId === 'string' && posts?.uid === context.uid) {
+      if (saved !== undefined && typeof params.documentId === 'string') {
         const { documentId } = params;
-        // The versions the call wrote, not the locales it named: Strapi applies a call without
-        // one to the default locale only. A save of a value every locale shares (i18n copies it
-        // into the other locales' drafts, past this middleware) changes every locale's draft.
-        const locales =
-          saved && sharesValuesAcrossLocales(strapi, context.uid) ? '*' : localesWritten(result);
-        await getService(strapi, 'fingerprints')
-          .markDraftSaved(context.uid, documentId, locales, saved)
+        await getService(strapi, 'editor-changes')
+          .noteDraftSave(context.uid, documentId, result, saved)
           .catch((error: Error) =>
             strapi.log.warn(
               `[${PLUGIN_ID}] could not note the ${context.action} of ${context.uid} ${documentId}'s draft: ${error.message}`
@@ -125,6 +119,20 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
       }
       return result;
     });
+  },
+
+  /**
+   * Notes on a platform's post that the drafts a Document Service call wrote (`result`, its
+   * answer) were saved by an editor (`saved`), or published or discarded. Also called by a
+   * restore from the plugin's panel, which is an editor's save done in the plugin's own work.
+   */
+  async noteDraftSave(uid: string, documentId: string, result: unknown, saved: boolean): Promise<void> {
+    if (getService(strapi, 'mapping').resolve().resources.post?.uid !== uid) return;
+    // The versions the call wrote, not the locales it named: Strapi applies a call without
+    // one to the default locale only. A save of a value every locale shares (i18n copies it
+    // into the other locales' drafts, past this middleware) changes every locale's draft.
+    const locales = saved && sharesValuesAcrossLocales(strapi, uid) ? '*' : localesWritten(result);
+    await getService(strapi, 'fingerprints').markDraftSaved(uid, documentId, locales, saved);
   },
 
   /** What the policy does with `input`, given the fingerprints `kept` the caller read in its transaction. */

@@ -72,14 +72,15 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   /**
    * The entry's last delivery as the admin may see it: its notes and refusal are about the locale
    * the plugin writes and the fields they name, so they are shown only in that locale and only
-   * when the admin may read every field they name (as the revisions are judged). The delivery's
-   * time, action and outcome stay: the admin may read the entry it wrote.
+   * when the admin may read every field they name, each whole: a note about the seo object may
+   * speak of any of its parts, so reading the component's meta title alone does not show it.
+   * The delivery's time, action and outcome stay: the admin may read the entry it wrote.
    */
   async function lastDelivery(
     resource: Resource,
     documentId: string,
     at: LocaleScope,
-    readable: (values: Values) => Promise<Values>
+    access: ContentAccess
   ): Promise<ActivityItem | undefined> {
     const delivery = await getService(strapi, 'activity').latestFor(documentId);
     if (!delivery) return undefined;
@@ -87,7 +88,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const written = (await getService(strapi, 'locales').scopeOf(resource)).locale;
     if (written !== at.locale) return shown;
     const readableFields = new Set(
-      await readableFieldNames(resource, Object.keys(resource.fields), readable)
+      (await readableFieldNames(resource, Object.keys(resource.fields), access.readable)).filter(
+        (field) => access.unreadable(attributesOfField(resource.fields[field])).length === 0
+      )
     );
     const mayRead = (text: string) =>
       fieldsNamedIn(resource, text).every((field) => readableFields.has(field));
@@ -153,7 +156,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         sourceId: await sourceIdOf(resource, documentId, at, readable),
         ...(scheduledAt ? { scheduledAt: scheduledAt.toISOString() } : {}),
         mayCancelSchedule: Boolean(scheduledAt) && access.mayPublish(),
-        lastDelivery: await lastDelivery(resource, documentId, at, readable),
+        lastDelivery: await lastDelivery(resource, documentId, at, access),
         ...(await linkOf(resource, documentId, at, readable)),
         changedByEditors: await readableFieldNames(
           resource,

@@ -125,7 +125,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         await this.keep(resource, documentId, at, 'delete', this.valuesOf(resource, fields, stored));
     },
 
-    /** The entry's revisions, newest first, with what `readable` lets through of their values. */
+    /**
+     * The entry's revisions, newest first, with what `readable` lets through of their values; a
+     * revision of which it lets nothing through is left out: an empty one tells only that
+     * unreadable fields changed.
+     */
     async list(
       uid: string,
       documentId: string,
@@ -136,7 +140,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         where: entryOf(uid, documentId, { locale }),
         orderBy: [{ id: 'desc' }],
       });
-      return Promise.all(
+      const listed = await Promise.all(
         found.map(async ({ id, createdAt, reason, fields }) => ({
           id,
           createdAt: new Date(createdAt).toISOString(),
@@ -144,20 +148,21 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           fields: await readableFields(parsed(fields), readable),
         }))
       );
+      return listed.filter(({ fields }) => Object.keys(fields).length > 0);
     },
 
     /**
-     * What a restore of the revision would write, and where: its entry and the attributes it
-     * holds. None for a revision that does not exist, or whose type the site no longer has.
+     * What a restore of the revision would write, and where: its entry and the values it holds
+     * (attribute → value). None for a revision that does not exist, or whose type the site no longer has.
      */
     async targetOf(
       id: number
-    ): Promise<{ uid: string; documentId: string; locale?: string; attributes: string[] } | null> {
+    ): Promise<{ uid: string; documentId: string; locale?: string; values: Values } | null> {
       const revision = await rows().findOne({ where: { id } });
       if (!revision || !contentTypeOf(strapi, revision.contentType)) return null;
-      const attributes = Object.values(parsed(revision.fields)).flatMap((values) => Object.keys(values));
+      const values = Object.assign({}, ...Object.values(parsed(revision.fields))) as Values;
       const { contentType: uid, entryDocumentId: documentId, entryLocale } = revision;
-      return { uid, documentId, locale: entryLocale || undefined, attributes };
+      return { uid, documentId, locale: entryLocale || undefined, values };
     },
 
     /**
@@ -188,8 +193,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /**
      * Writes the revision's values back into the entry's draft, as an editor's save would (the
      * entry then shows as Modified until someone publishes it), by `restorer` as its last editor.
-     * An entry that was deleted comes back as a new draft, which is the editor's, not the
-     * plugin's, created by `restorer`. A relation to an entry deleted since is left out, and named.
+     * An entry that was deleted comes back as a draft, which is the editor's, not the plugin's,
+     * created by `restorer`: in its document when other locales of it remain, else as a new
+     * document. A relation to an entry deleted since is left out, and named.
      */
     async restore(id: number, restorer: Restorer): Promise<RestoredRevision> {
       const revision = await rows().findOne({ where: { id } });
@@ -207,14 +213,23 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const data = writableValues(kept, shapeOf, current);
         const user = { id: Number(restorer.id) };
         if (current) {
-          await documents.update({
+          const updated = await documents.update({
             documentId,
             ...at,
             data: setCreatorFields({ user, isEdition: true })(data),
           });
+          // An admin's decision, as a save in the Content Manager is: the platform's status-only
+          // or scheduled publish must not publish it unreviewed.
+          await getService(strapi, 'editor-changes').noteDraftSave(uid, documentId, updated, true);
           return { documentId, recreated: false, leftOut };
         }
-        const created = await documents.create({ ...at, data: setCreatorFields({ user })(data) });
+        const anew = setCreatorFields({ user })(data);
+        // A locale deleted while others remain comes back into its document (Strapi's update
+        // makes a missing locale, with the values the locales share); a document gone from every
+        // locale answers none, and comes back as a new one.
+        const created =
+          (await documents.update({ documentId, ...at, data: anew })) ??
+          (await documents.create({ ...at, data: anew }));
         // Spent: restoring it again would make the entry a second time.
         await rows().delete({ where: { id } });
         return { documentId: created.documentId, recreated: true, leftOut };
