@@ -14,7 +14,7 @@ import { isRefusalAggregate, useRefusalText } from './refusals';
 
 /** A cell read without hovering: long reasons and notes wrap, one note a line, none cut short. */
 const WrappedText = ({ children }: { children: React.ReactNode }) => (
-  <Box minWidth="12rem" maxWidth="28rem">
+  <Box minWidth="14rem" maxWidth="24rem">
     <Typography textColor="neutral800" tag="p" style={{ whiteSpace: 'pre-line', overflowWrap: 'anywhere' }}>
       {children}
     </Typography>
@@ -71,10 +71,10 @@ export const ActivityTab = ({ prefix }: { prefix: string }) => {
   ];
   const headers = [
     { name: 'receivedAt', label: t('activity.column.time', 'Time') },
+    // The request (method and path, or a refusal count) under its action: one column less to scroll past.
     { name: 'action', label: t('activity.column.action', 'Action') },
     { name: 'entityId', label: t('activity.column.entry', 'Entry') },
     { name: 'httpStatus', label: t('activity.column.status', 'Status') },
-    { name: 'request', label: t('activity.column.request', 'Request') },
     // Why a request was refused, apart from what the site adjusted while storing one that succeeded.
     { name: 'reason', label: t('activity.column.reason', 'Reason') },
     { name: 'notes', label: t('activity.column.notes', 'Notes') },
@@ -171,7 +171,12 @@ export const ActivityTab = ({ prefix }: { prefix: string }) => {
                   <Typography textColor="neutral800">{formatDateTime(item.receivedAt)}</Typography>
                 </Table.Cell>
                 <Table.Cell>
-                  <Typography textColor="neutral800">{item.action}</Typography>
+                  <Flex direction="column" alignItems="flex-start" gap={1}>
+                    <Typography textColor="neutral800">{item.action}</Typography>
+                    <Typography variant="pi" textColor="neutral600">
+                      {requestText(item)}
+                    </Typography>
+                  </Flex>
                 </Table.Cell>
                 <Table.Cell>
                   <Typography textColor="neutral800">
@@ -180,9 +185,6 @@ export const ActivityTab = ({ prefix }: { prefix: string }) => {
                 </Table.Cell>
                 <Table.Cell>
                   <HttpStatus status={item.httpStatus} outcome={item.outcome} />
-                </Table.Cell>
-                <Table.Cell>
-                  <Typography textColor="neutral800">{requestText(item)}</Typography>
                 </Table.Cell>
                 <Table.Cell>
                   <WrappedText>{item.reason ?? '-'}</WrappedText>
