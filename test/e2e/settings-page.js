@@ -10,6 +10,8 @@ const { createHmac } = require('node:crypto');
  */
 const PREFIX = '/api/publish-bridge';
 const KEY = 'pb_e2e_connection_key_5f0c2d9e8b7a6';
+/** The publisher's id of the post the browser test sends; the Content Manager's panel shows it. */
+const SOURCE_ID = 'e2e-source-1001';
 const ADMIN = {
   firstname: 'Ada',
   lastname: 'Admin',
@@ -83,6 +85,17 @@ async function refreshUntilVisible(page, locator, attempts = 20) {
 }
 
 /**
+ * Whether the element is wholly inside the window, not merely rendered somewhere on the page.
+ * @param {import('playwright-core').Locator} locator
+ */
+async function inViewport(locator) {
+  return locator.evaluate((element) => {
+    const { top, bottom } = element.getBoundingClientRect();
+    return top >= 0 && bottom <= window.innerHeight;
+  });
+}
+
+/**
  * Waits for a toast, then closes it so it does not cover the next screenshots.
  * @param {import('playwright-core').Page} page
  * @param {string | RegExp} text
@@ -147,6 +160,10 @@ const settingsPageSteps = [
       await page.getByLabel('Public URL').fill(baseUrl);
       await page.getByRole('checkbox', { name: 'Authors' }).click({ force: true });
       await screenshot('04-key-pasted');
+      // Saved where the change was made: at the foot of the page, the header's Save stays in view.
+      await page.getByLabel('Log key').scrollIntoViewIfNeeded();
+      await page.locator('[data-strapi-header-sticky]').getByRole('button', { name: 'Save' }).waitFor();
+      check(await inViewport(page.getByRole('button', { name: 'Save' })), 'Save scrolled out of view');
       await page.getByRole('button', { name: 'Save' }).click();
       await expectNotification(page, 'Saved');
       await page.getByText(`•••• ${KEY.slice(-4)}`, { exact: true }).waitFor();
@@ -179,6 +196,7 @@ const settingsPageSteps = [
         title: 'Hello from the publisher',
         content: '<p>Sent by the browser test.</p>',
         status: 'publish',
+        source_id: SOURCE_ID,
       });
       check(created.status === 200, `signed POST /posts answered ${created.status}`);
       session.postId = created.body.id;
@@ -192,7 +210,8 @@ const settingsPageSteps = [
       check(refused.status === 401, `a wrong key answered ${refused.status}`);
 
       await page.getByRole('tab', { name: 'Activity log' }).click();
-      const link = page.getByRole('link', { name: session.postId });
+      // The entry is named by its title, as the Content Manager lists it.
+      const link = page.getByRole('link', { name: 'Hello from the publisher' });
       await refreshUntilVisible(page, link);
       const href = await link.getAttribute('href');
       // The post's type is the plugin's own or the one the site maps posts onto (the example: articles).
@@ -202,7 +221,10 @@ const settingsPageSteps = [
         `entity link goes to ${href}`
       );
       session.postEditPath = href;
-      await page.getByRole('gridcell', { name: 'POST /posts', exact: true }).first().waitFor();
+      await page
+        .getByRole('gridcell', { name: /^posts\.create\s*POST \/posts$/ })
+        .first()
+        .waitFor();
       // Refusals of unauthenticated requests are counted per minute and shown once their minute ends.
       const refusal = page.getByText(/Refused 1× · wrong key/);
       await refreshUntilVisible(page, refusal, 150);
@@ -237,7 +259,7 @@ const settingsPageSteps = [
       let statuses = /** @type {Cells} */ ([]);
       for (let waited = 0; waited <= 10_000 && !onlyRejected(statuses); waited += 250) {
         if (waited > 0) await page.waitForTimeout(250);
-        statuses = await rows.evaluateAll((elements) => elements.map((row) => row.children[2]?.textContent));
+        statuses = await rows.evaluateAll((elements) => elements.map((row) => row.children[3]?.textContent));
       }
       check(onlyRejected(statuses), `rows shown: ${statuses}`);
       await screenshot('09-activity-filtered');
@@ -297,6 +319,23 @@ const settingsPageSteps = [
     },
   },
   {
+    name: 'warns that a plain-HTTP public URL will not do for the platform',
+    async run({ page, baseUrl, screenshot }) {
+      await page.getByRole('tab', { name: 'Connection' }).click();
+      const save = async () => {
+        await page.getByRole('button', { name: 'Save' }).click();
+        await expectNotification(page, 'Saved');
+      };
+      await page.getByLabel('Public URL').fill('http://cms.example.test');
+      await save();
+      await page.getByText('The platform requires HTTPS.').waitFor();
+      await screenshot('13-https-warning');
+      await page.getByLabel('Public URL').fill(baseUrl);
+      await save();
+      await page.getByText('The platform requires HTTPS.').waitFor({ state: 'hidden' });
+    },
+  },
+  {
     name: "shows the Publish Bridge panel on a post's edit view and restores the editor's title",
     // Strapi's own edit view asks for features this site has not set up (AI, preview, the update check).
     expectedPageErrors: [
@@ -325,18 +364,20 @@ const settingsPageSteps = [
       await page.goto(editView);
       await page.getByText('From the publishing platform').waitFor();
       await page.getByText(/before an update · title/).waitFor();
+      await page.getByText(SOURCE_ID, { exact: true }).waitFor();
+      await page.getByText('Edited in Strapi after the platform’s last update').waitFor();
       check(
         (await title.inputValue()) === 'Updated by the publisher',
         "the draft holds the publisher's title"
       );
-      await screenshot('13-content-manager-panel', { docs: 'content-manager-panel' });
+      await screenshot('14-content-manager-panel', { docs: 'content-manager-panel' });
 
       // A restore overwrites the draft, so it asks first, naming the fields it will write.
       await page.getByRole('button', { name: 'Restore', exact: true }).click();
       await page
         .getByText(/writes these fields into the entry’s draft, replacing what they hold now: title\./)
         .waitFor();
-      await screenshot('14-content-manager-restore-dialog');
+      await screenshot('15-content-manager-restore-dialog');
       await page.getByRole('button', { name: 'Restore into the draft' }).click();
       await page.getByText('Restored into the draft. Publish it').waitFor();
       let value = '';
@@ -345,7 +386,7 @@ const settingsPageSteps = [
         value = await title.inputValue();
       }
       check(value === 'Edited in the browser', `the title field shows "${value}" after the restore`);
-      await screenshot('15-content-manager-restored');
+      await screenshot('16-content-manager-restored');
     },
   },
 ];

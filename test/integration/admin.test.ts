@@ -381,6 +381,34 @@ describe('activity log', () => {
     }
   });
 
+  test("names the entry by its title, only for an admin who may read that entry's title", async () => {
+    const title = `Titled in the log ${Date.now()}`;
+    const created = await site.send('POST', '/posts', { title, content: '<p>x</p>', status: 'draft' });
+    expect(created.status).toBe(200);
+    const id = created.body.id as string;
+    await plugin().service('activity-writer').flush();
+    const logged = async (client: AdminClient) => {
+      const reply = await client.request('GET', activityUrl());
+      expect(reply.status).toBe(200);
+      return reply.body.results.find((item: any) => item.entityId === id);
+    };
+
+    expect(await logged(superAdmin)).toMatchObject({
+      action: 'posts.create',
+      entry: { uid: postUid(), documentId: id, title },
+    });
+    const read = `plugin::content-manager.explorer.read`;
+    const withoutTitle = await loginWithPermissions(site, [
+      LOGS_READ,
+      { action: read, subject: postUid(), properties: { fields: ['slug'] } },
+    ]);
+    const logsOnly = await loginWithPermissions(site, [LOGS_READ]);
+    for (const client of [withoutTitle, logsOnly]) {
+      const item = await logged(client);
+      expect(item.entry).toEqual({ uid: postUid(), documentId: id });
+    }
+  });
+
   test('keeps what the site adjusted while storing a request as notes on its entry', async () => {
     // Recorded as the gate records it: notes come from the write services (mapping, media).
     plugin()
@@ -599,6 +627,19 @@ describe('Test connection', () => {
     const handshakeAfter = (await settingsView()).status.lastHandshakeAt;
     expect(handshakeAfter).not.toBe(handshakeBefore);
     expect(new Date(handshakeAfter!).getTime()).toBeGreaterThanOrEqual(startedAt.getTime());
+  });
+
+  test('right after a test the status names its handshake as both the last handshake and the last request', async () => {
+    await saveSettings({ publicUrl: `${site.baseUrl}/` });
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const startedAt = Date.now();
+      expect(await runTest()).toMatchObject({ ok: true });
+      // No flush: the page reads the status as soon as the test answers.
+      const { status } = await settingsView();
+      expect(new Date(status.lastHandshakeAt).getTime()).toBeGreaterThanOrEqual(startedAt);
+      expect(status.lastRequest).toMatchObject({ action: 'handshake', httpStatus: 200 });
+      expect(new Date(status.lastRequest.receivedAt).getTime()).toBeGreaterThanOrEqual(startedAt);
+    }
   });
 
   test('without a configured public URL it sends nothing, whatever Host or X-Forwarded-Host it is given', async () => {

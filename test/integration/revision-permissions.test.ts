@@ -219,6 +219,15 @@ describe('revisions of an entry with a dynamic zone and single relations (the ex
     await site?.stop();
   });
 
+  test('the panel shows the source_id a republish is matched by, though the Story stores it nowhere', async () => {
+    const sourceId = `story-source-${Date.now()}`;
+    const id = await publish(site, { title: 'A sourced story', source_id: sourceId });
+    const panelPath = `/publish-bridge/entries?uid=${encodeURIComponent(STORY)}&documentId=${id}`;
+    const panel = await superAdmin.request('GET', panelPath);
+    expect(panel.status).toBe(200);
+    expect(panel.body.data).toMatchObject({ managed: true, sourceId });
+  });
+
   test('a deleted story shows the zone and relations a role may read, and is restored only with create on all of them', async () => {
     const id = await publish(site, {
       title: 'A story',

@@ -12,6 +12,15 @@ import { EntryLink } from './EntryLink';
 import { HttpStatus } from './HttpStatus';
 import { isRefusalAggregate, useRefusalText } from './refusals';
 
+/** A cell read without hovering: long reasons and notes wrap, one note a line, none cut short. */
+const WrappedText = ({ children }: { children: React.ReactNode }) => (
+  <Box minWidth="14rem" maxWidth="24rem">
+    <Typography textColor="neutral800" tag="p" style={{ whiteSpace: 'pre-line', overflowWrap: 'anywhere' }}>
+      {children}
+    </Typography>
+  </Box>
+);
+
 const OUTCOME_LABELS = { success: 'Success', rejected: 'Rejected', error: 'Error' } as const;
 
 /** `prefix`: the contract routes' path prefix, left out of the Request column (it is on every row). */
@@ -19,7 +28,6 @@ const OUTCOME_LABELS = { success: 'Success', rejected: 'Rejected', error: 'Error
 export const ActivityTab = ({ prefix }: { prefix: string }) => {
   const { formatMessage } = useIntl();
   const formatDateTime = useFormatDateTime();
-  const formatShortDateTime = useFormatDateTime('short');
   const refusalText = useRefusalText();
   const [{ query }] = useQueryParams<ActivityQuery>();
   const [selected, setSelected] = React.useState<ActivityItem>();
@@ -63,12 +71,13 @@ export const ActivityTab = ({ prefix }: { prefix: string }) => {
   ];
   const headers = [
     { name: 'receivedAt', label: t('activity.column.time', 'Time') },
-    // The action is named from the method and path, so the table shows the request; the details name both.
-    { name: 'request', label: t('activity.column.request', 'Request') },
-    { name: 'httpStatus', label: t('activity.column.status', 'Status') },
+    // The request (method and path, or a refusal count) under its action: one column less to scroll past.
+    { name: 'action', label: t('activity.column.action', 'Action') },
     { name: 'entityId', label: t('activity.column.entry', 'Entry') },
-    { name: 'durationMs', label: t('activity.column.duration', 'Duration') },
+    { name: 'httpStatus', label: t('activity.column.status', 'Status') },
+    // Why a request was refused, apart from what the site adjusted while storing one that succeeded.
     { name: 'reason', label: t('activity.column.reason', 'Reason') },
+    { name: 'notes', label: t('activity.column.notes', 'Notes') },
   ];
 
   const shortPath = (path: string) => (path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : path);
@@ -105,6 +114,7 @@ export const ActivityTab = ({ prefix }: { prefix: string }) => {
               label: t('activity.column.entry', 'Entry'),
               value: <EntryLink id={item.entityId} entry={item.entry} />,
             },
+            { label: t('activity.entryId', 'Entry id'), value: item.entityId ?? '-' },
             { label: t('activity.requestId', 'Request id'), value: item.requestId ?? '-' },
             { label: t('activity.column.reason', 'Reason'), value: item.reason ?? '-' },
             { label: t('activity.notes', 'Notes'), value: item.notes?.join('\n') || '-' },
@@ -158,13 +168,15 @@ export const ActivityTab = ({ prefix }: { prefix: string }) => {
             {results.map((item) => (
               <Table.Row key={item.id} onClick={() => setSelected(item)} style={{ cursor: 'pointer' }}>
                 <Table.Cell>
-                  <Typography textColor="neutral800">{formatShortDateTime(item.receivedAt)}</Typography>
+                  <Typography textColor="neutral800">{formatDateTime(item.receivedAt)}</Typography>
                 </Table.Cell>
                 <Table.Cell>
-                  <Typography textColor="neutral800">{requestText(item)}</Typography>
-                </Table.Cell>
-                <Table.Cell>
-                  <HttpStatus status={item.httpStatus} outcome={item.outcome} />
+                  <Flex direction="column" alignItems="flex-start" gap={1}>
+                    <Typography textColor="neutral800">{item.action}</Typography>
+                    <Typography variant="pi" textColor="neutral600">
+                      {requestText(item)}
+                    </Typography>
+                  </Flex>
                 </Table.Cell>
                 <Table.Cell>
                   <Typography textColor="neutral800">
@@ -172,16 +184,13 @@ export const ActivityTab = ({ prefix }: { prefix: string }) => {
                   </Typography>
                 </Table.Cell>
                 <Table.Cell>
-                  <Typography textColor="neutral800">
-                    {item.durationMs === undefined ? '-' : `${item.durationMs} ms`}
-                  </Typography>
+                  <HttpStatus status={item.httpStatus} outcome={item.outcome} />
                 </Table.Cell>
                 <Table.Cell>
-                  <Box maxWidth="20rem">
-                    <Typography textColor="neutral800" ellipsis tag="p">
-                      {item.reason ?? (item.notes?.length ? item.notes.join(' · ') : '-')}
-                    </Typography>
-                  </Box>
+                  <WrappedText>{item.reason ?? '-'}</WrappedText>
+                </Table.Cell>
+                <Table.Cell>
+                  <WrappedText>{item.notes?.join('\n') || '-'}</WrappedText>
                 </Table.Cell>
               </Table.Row>
             ))}

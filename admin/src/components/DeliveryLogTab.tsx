@@ -13,6 +13,7 @@ import { EmptyDocuments } from '@strapi/icons/symbols';
 import { Pagination, Table, useQueryParams } from '@strapi/strapi/admin';
 import { useIntl } from 'react-intl';
 import { useApiErrorText } from '../hooks/useApiErrorText';
+import { useFormatDateTime } from '../hooks/useFormatDateTime';
 import { useGetPublishBridgePlatformLogsQuery } from '../services/api';
 import type { DeliveryLogEntry } from '../types';
 import { getTranslation } from '../utils/getTranslation';
@@ -42,6 +43,7 @@ type Props = { configured: boolean; onConfigure: () => void };
 export const DeliveryLogTab = ({ configured, onConfigure }: Props) => {
   const { formatMessage } = useIntl();
   const apiErrorText = useApiErrorText();
+  const formatDateTime = useFormatDateTime();
   const [{ query }] = useQueryParams<{ page?: string; pageSize?: string }>();
   const [selected, setSelected] = React.useState<DeliveryLogEntry>();
   const { data, error, isLoading, isFetching, refetch } = useGetPublishBridgePlatformLogsQuery(undefined, {
@@ -140,7 +142,9 @@ export const DeliveryLogTab = ({ configured, onConfigure }: Props) => {
                   </Typography>
                 </Table.Cell>
                 <Table.Cell>
-                  <Typography textColor="neutral800">{entry.create_at || '-'}</Typography>
+                  <Typography textColor="neutral800">
+                    {entry.create_at ? formatDateTime(entry.create_at) : '-'}
+                  </Typography>
                 </Table.Cell>
                 <Table.Cell onClick={(event: React.MouseEvent) => event.stopPropagation()}>
                   <Flex justifyContent="end">
@@ -166,7 +170,10 @@ export const DeliveryLogTab = ({ configured, onConfigure }: Props) => {
             { label: t('delivery.column.logId', 'Log id'), value: selected.log_id || '-' },
             { label: t('delivery.column.action', 'Action'), value: selected.action || '-' },
             { label: t('delivery.column.status', 'Status'), value: selected.status || '-' },
-            { label: t('delivery.column.createdAt', 'Created at'), value: selected.create_at || '-' },
+            {
+              label: t('delivery.column.createdAt', 'Created at'),
+              value: selected.create_at ? formatDateTime(selected.create_at) : '-',
+            },
             {
               label: t('delivery.column.entry', 'Entry'),
               value: <EntryLink id={selected.external_id} entry={selected.entry} />,

@@ -2,7 +2,7 @@ import { Link } from '@strapi/design-system';
 import { NavLink } from 'react-router-dom';
 import type { EntryLocation } from '../types';
 
-/** An entity id, linked to its entry in the Content Manager when the entry exists. */
+/** An entry by its title (else its id), linked to it in the Content Manager when it exists. */
 export const EntryLink = ({ id, entry }: { id?: string; entry?: EntryLocation }) => {
   if (!id) return <>-</>;
   if (!entry) return <>{id}</>;
@@ -12,7 +12,7 @@ export const EntryLink = ({ id, entry }: { id?: string; entry?: EntryLocation })
       to={`/content-manager/collection-types/${entry.uid}/${entry.documentId}`}
       onClick={(event: React.MouseEvent) => event.stopPropagation()}
     >
-      {id}
+      {entry.title ?? id}
     </Link>
   );
 };

@@ -39,7 +39,7 @@ const Detail = ({ label, children }: { label: string; children: React.ReactNode 
  */
 export const EntryPanel = ({ model, collectionType, documentId, document }: PanelProps) => {
   const { formatMessage } = useIntl();
-  const formatDateTime = useFormatDateTime('short');
+  const formatDateTime = useFormatDateTime();
   const text = (id: string, defaultMessage: string, values?: Record<string, string>) =>
     formatMessage({ id: getTranslation(id), defaultMessage }, values);
   const entry = { uid: model, documentId: documentId ?? '', locale: document?.locale ?? undefined };
@@ -87,11 +87,11 @@ export const EntryPanel = ({ model, collectionType, documentId, document }: Pane
             <ScheduledPublish at={data.scheduledAt} entry={entry} mayCancel={data.mayCancelSchedule} />
           </Detail>
         ) : null}
-        <Detail label={text('panel.changed', 'Changed by editors since')}>
+        <Detail label={text('panel.changed', 'Edited in Strapi after the platform’s last update')}>
           <Typography variant="pi">
             {data.changedByEditors.length > 0
               ? data.changedByEditors.join(', ')
-              : text('panel.unchanged', 'Nothing')}
+              : text('panel.unchanged', 'Nothing: the entry holds what the platform sent')}
           </Typography>
         </Detail>
         <Revisions model={model} documentId={documentId} revisions={data.revisions} />
@@ -111,7 +111,7 @@ const Revisions = ({
   revisions: RevisionItem[];
 }) => {
   const { formatMessage } = useIntl();
-  const formatDateTime = useFormatDateTime('short');
+  const formatDateTime = useFormatDateTime();
   const text = (id: string, defaultMessage: string) =>
     formatMessage({ id: getTranslation(id), defaultMessage });
 

@@ -17,7 +17,7 @@ export const ScheduledPublish = ({
   entry: RevisionsQuery;
   mayCancel: boolean;
 }) => {
-  const formatDateTime = useFormatDateTime('short');
+  const formatDateTime = useFormatDateTime();
   return (
     <Flex justifyContent="space-between" gap={2} width="100%">
       <Typography variant="pi">{formatDateTime(at)}</Typography>

@@ -1,5 +1,6 @@
 import { Alert, Badge, Flex, Grid, Typography } from '@strapi/design-system';
 import { useIntl } from 'react-intl';
+import { needsHttps } from '../../../server/src/contract/addresses';
 import { useFormatDateTime } from '../hooks/useFormatDateTime';
 import type { Settings } from '../types';
 import { getTranslation } from '../utils/getTranslation';
@@ -115,7 +116,32 @@ export const StatusCard = ({ settings, canReadLogs }: Props) => {
           </Grid.Item>
         ) : null}
       </Grid.Root>
+      {needsHttps(settings.baseUrl) ? <HttpsWarning baseUrl={settings.baseUrl} /> : null}
       <TestConnectionResult />
     </Card>
+  );
+};
+
+/** Beside the test's outcome: a handshake over plain HTTP works here, yet the platform will not send to it. */
+const HttpsWarning = ({ baseUrl }: { baseUrl: string }) => {
+  const { formatMessage } = useIntl();
+  return (
+    <Alert
+      variant="warning"
+      closeLabel={formatMessage({ id: 'global.close', defaultMessage: 'Close' })}
+      title={formatMessage({
+        id: getTranslation('status.https.title'),
+        defaultMessage: 'The platform requires HTTPS.',
+      })}
+    >
+      {formatMessage(
+        {
+          id: getTranslation('status.https.body'),
+          defaultMessage:
+            'The base URL {baseUrl} is plain HTTP, so the platform will not send posts to it. Serve Strapi over HTTPS (a reverse proxy or a tunnel in front of it), then set the Public URL below, or url in config/server, to the https:// address.',
+        },
+        { baseUrl }
+      )}
+    </Alert>
   );
 };

@@ -10,8 +10,11 @@ import type { EditorChangePolicy } from './editor-change-policies';
 export const OUTCOMES = ['success', 'rejected', 'error'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
-/** A Strapi entry an id points at, for a link to the Content Manager. */
-export type EntryLocation = { uid: string; documentId: string };
+/**
+ * A Strapi entry an id points at, for a link to the Content Manager; `title` is its entry title
+ * (the Content Manager's main field), when the admin may read it.
+ */
+export type EntryLocation = { uid: string; documentId: string; title?: string };
 
 /** One row of the activity log as the settings page lists it. */
 export type ActivityItem = {

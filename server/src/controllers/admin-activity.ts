@@ -15,6 +15,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
       page,
       pageSize,
       filters: (filters?.$and ?? []) as ActivityFilter[],
+      userAbility: ctx.state.userAbility,
     });
     ctx.body = {
       results,

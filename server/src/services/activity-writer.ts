@@ -222,6 +222,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     flush,
 
+    /**
+     * Writes the requests queued so far (not the current minute's refusal counts, which keep
+     * counting): for a reader that must see every answered request, as the settings page's status does.
+     */
+    writeAnswered: () => write({ openMinutes: false }),
+
     prune,
 
     /** Prunes when the last pruning is older than the interval (a site that logs little still gets pruned). */

@@ -3,7 +3,9 @@ import type { ActivityItem, EntryLocation, Outcome } from '../contract/admin-api
 import type { RefusalAggregate } from './activity-aggregation';
 import { fitColumn } from '../utils/column-text';
 import { getService } from '../plugin';
-import { rowsOf } from '../database/schemas';
+import { contentTypeOf, rowsOf } from '../database/schemas';
+import { documentsOf } from '../database/documents';
+import { RESOURCE_KINDS } from '../mapping/catalogue';
 
 export const ACTIVITY_UID = 'plugin::publish-bridge.activity-entry';
 
@@ -170,8 +172,11 @@ export function entryOfAggregate(aggregate: RefusalAggregate): ActivityEntry {
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const query = () => rowsOf<ActivityRow>(strapi, ACTIVITY_UID);
 
-  /** documentId → the content type holding it, among the types the contract writes to. */
-  async function locate(ids: string[]): Promise<Map<string, EntryLocation>> {
+  /**
+   * documentId → the content type holding it, among the types the contract writes to; with the
+   * admin's `userAbility`, each with its title where that admin may read it.
+   */
+  async function locate(ids: string[], userAbility?: unknown): Promise<Map<string, EntryLocation>> {
     const found = new Map<string, EntryLocation>();
     const wanted = [...new Set(ids)];
     if (wanted.length === 0) return found;
@@ -182,7 +187,43 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       });
       for (const { documentId } of rows) found.set(documentId, { uid, documentId });
     }
+    if (userAbility === undefined) return found;
+    for (const location of found.values()) {
+      const title = await titleOf(location, userAbility);
+      if (title) location.title = title;
+    }
     return found;
+  }
+
+  /**
+   * The entry's title as the Content Manager lists it (its type's "entry title" field), in the
+   * locale the plugin writes, when the admin may read that field of that entry as the Content
+   * Manager judges it (conditions such as "only their own entries" included).
+   */
+  async function titleOf({ uid, documentId }: EntryLocation, userAbility: unknown) {
+    const contentType = contentTypeOf(strapi, uid);
+    const mapping = getService(strapi, 'mapping');
+    const resource = RESOURCE_KINDS.map((kind) => mapping.resource(kind)).find(
+      (candidate) => candidate.uid === uid
+    );
+    if (!contentType || !resource) return undefined;
+    const configuration = await strapi
+      .plugin('content-manager')
+      .service('content-types')
+      .findConfiguration(contentType);
+    const mainField: string | undefined = configuration?.settings?.mainField;
+    if (!mainField || mainField === 'id' || mainField === 'documentId') return undefined;
+    const { locale } = await getService(strapi, 'locales').scopeOf(resource);
+    const access = await getService(strapi, 'content-access').of(userAbility, uid, documentId, locale);
+    if (!access?.mayRead()) return undefined;
+    const entry = await documentsOf(strapi, uid).findOne({
+      documentId,
+      ...(locale ? { locale } : {}),
+      fields: [mainField],
+    });
+    const shown = await access.readable({ [mainField]: entry?.[mainField] ?? null });
+    const title = shown[mainField];
+    return typeof title === 'string' || typeof title === 'number' ? String(title) : undefined;
   }
 
   /**
@@ -217,7 +258,18 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   return {
     locate,
 
-    async list({ page, pageSize, filters }: { page: number; pageSize: number; filters: ActivityFilter[] }) {
+    /** A page of the log, as `userAbility`'s admin may read the entries it names. */
+    async list({
+      page,
+      pageSize,
+      filters,
+      userAbility,
+    }: {
+      page: number;
+      pageSize: number;
+      filters: ActivityFilter[];
+      userAbility: unknown;
+    }) {
       await getService(strapi, 'activity-writer').pruneIfDue();
       const { results, pagination } = await query().findPage({
         page,
@@ -226,7 +278,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         orderBy: NEWEST_FIRST,
       });
       const entries = await locate(
-        results.map((row) => row.entityId).filter((id): id is string => Boolean(id))
+        results.map((row) => row.entityId).filter((id): id is string => Boolean(id)),
+        userAbility
       );
       return {
         results: results.map((row) => toItem(row, row.entityId ? entries.get(row.entityId) : undefined)),

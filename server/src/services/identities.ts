@@ -43,6 +43,9 @@ const DOCUMENT_ID = /^[a-z0-9]{1,255}$/;
  * slug attribute and no source_id, an author with neither username nor email, an adopted entry.
  */
 export const documentKey = (documentId: string) => `document:${documentId}`;
+/** The key of an entity the publisher gave a source_id (a post, a category): republishes find it by this. */
+export const SOURCE_KEY_PREFIX = 'source:';
+export const sourceKey = (sourceId: string) => `${SOURCE_KEY_PREFIX}${sourceId}`;
 /**
  * Marks an editor's entry the registry knows only because the publisher referred to it by name
  * (a category named in a post): the plugin finds it, but did not create it, so it is not the

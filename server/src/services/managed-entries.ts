@@ -6,6 +6,7 @@ import type { Resource } from '../resources';
 import type { ContentAccess } from './content-access';
 import type { LocaleScope } from './locales';
 import { getService } from '../plugin';
+import { SOURCE_KEY_PREFIX } from './identities';
 import { attributesOfField } from './revisions';
 
 type Values = Record<string, unknown>;
@@ -43,6 +44,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return undefined;
   }
 
+  /**
+   * The source_id a site that stores it nowhere still matches republishes by: the registry's key,
+   * when it is kept as sent (identities.storedKey digests the others, which cannot be shown).
+   */
+  async function registeredSourceId(resource: Resource, documentId: string): Promise<string | undefined> {
+    const keys = await getService(strapi, 'identities').keysOf(null, resource.registry, documentId);
+    const key = keys.find((stored) => stored.startsWith(SOURCE_KEY_PREFIX) && !stored.includes('#'));
+    return key?.slice(SOURCE_KEY_PREFIX.length);
+  }
+
   async function sourceIdOf(
     resource: Resource,
     documentId: string,
@@ -50,7 +61,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     readable: (values: Values) => Promise<Values>
   ) {
     const attribute = resource.fields.source_id?.attribute;
-    if (!attribute) return undefined;
+    if (!attribute) return registeredSourceId(resource, documentId);
     const entry = await documentsOf(strapi, resource.uid).findOne({ documentId, ...at, fields: [attribute] });
     const shown = await readable({ [attribute]: entry?.[attribute] ?? null });
     return (shown[attribute] as string | null | undefined) ?? undefined;

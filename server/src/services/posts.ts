@@ -4,14 +4,13 @@ import { ContractError } from '../contract/errors';
 import type { Resource } from '../resources';
 import { toSlug } from '../utils/slug';
 import type { LocaleScope } from './locales';
+import { sourceKey } from './identities';
 import type { Transaction } from './transactions';
 import type { EntityResult, MediaMap } from './types';
 import { getService } from '../plugin';
 import { documentsOf } from '../database/documents';
 import type { Timing } from '../contract/scheduling';
 import type { Fingerprints } from '../mapping/fingerprints';
-
-const sourceKey = (sourceId: string) => `source:${sourceId}`;
 
 /**
  * Posts as the contract sees them (section 2.1, states in section 3): `publish` means the

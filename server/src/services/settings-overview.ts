@@ -24,6 +24,15 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     );
   }
 
+  /**
+   * The handshake's time is stored as it is answered, its log row in a batch moments later: the
+   * queue is written first, so that right after Test connection both name the same handshake.
+   */
+  async function lastAnsweredRequest() {
+    await getService(strapi, 'activity-writer').writeAnswered();
+    return getService(strapi, 'activity').latest();
+  }
+
   return {
     /**
      * Masked keys, the base URL, capabilities with descriptions, and the last exchanges. The
@@ -34,7 +43,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         settings().describe(),
         settings().capabilities(),
         settings().status(),
-        includeLastRequest ? getService(strapi, 'activity').latest() : undefined,
+        includeLastRequest ? lastAnsweredRequest() : undefined,
         displayedBaseUrl(requestOrigin),
       ]);
       const byDefault = settings().configuredCapabilities();

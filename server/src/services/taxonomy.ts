@@ -10,7 +10,7 @@ import { documentsOf } from '../database/documents';
 import { whereEqualsIgnoringCase } from '../database/indexes';
 import { tableOf } from '../database/tables';
 import type { Trx } from '../database/knex';
-import { editorsEntryKey } from './identities';
+import { editorsEntryKey, sourceKey } from './identities';
 
 /** Entities a post or product refers to by name; missing ones are created. */
 // Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
@@ -80,7 +80,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const { uid, registry: registryName, nameField, slugField } = resource;
       const registry = identities();
       const nameKey = this.nameKey(name);
-      const sourceKeys = sourceId ? [`source:${sourceId}`] : [];
+      const sourceKeys = sourceId ? [sourceKey(sourceId)] : [];
       const lookupKeys = [...sourceKeys, nameKey, ...(slug ? [`slug:${slug}`] : [])];
 
       // A shared lock: publishes that refer to the same category or author need not wait for each other.

@@ -1,0 +1,23 @@
+/**
+ * Rules about addresses that the server and the settings page (admin/src) share. No Strapi import:
+ * the browser loads this file.
+ */
+
+/** Hosts that never leave the machine: plain HTTP to them is how a site is tried out locally. */
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Whether the platform would refuse `url` as a base URL: it sends the connection key with every
+ * request and requires HTTPS, except to the machine it runs on. An unparsable address is left
+ * to the validation that reports it.
+ */
+export function needsHttps(url: string): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  const host = parsed.hostname.toLowerCase();
+  return parsed.protocol === 'http:' && !LOCAL_HOSTS.has(host) && !host.endsWith('.localhost');
+}
