@@ -9,10 +9,13 @@
  *
  * Makes a TypeScript project with `create-strapi-app@<release> --example --typescript` (the
  * template files as shipped), pins every @strapi package to that release, installs
- * the `npm pack` tarball of this repository, maps the template's Article in a typed
- * config/plugins.ts, builds, starts it with `strapi start`, and sends the publisher's signed
- * requests: handshake, a full post (headings, lists, a quote, an inline image, a table, a cover),
- * an update, the page list and a delete, reading each result back through Strapi's own REST API.
+ * the `npm pack` tarball of this repository, follows the README's "Strapi's example blog" steps
+ * with the README's own code blocks (the Article's added attributes, the `import type` line and
+ * the `'publish-bridge'` key added to the shipped config/plugins.ts), builds, starts it with
+ * `strapi start`, and sends the publisher's signed requests: handshake, a post that fills every
+ * mapped field (headings, lists, a quote, an inline image, a table, a cover, date, tags, seo,
+ * reading time, source id), an update, a republish, the page list and a delete, reading each
+ * result back through Strapi's own REST API.
  * Needs the npm registry and dist/ (npm run build). The last line is "N passed, N failed".
  */
 'use strict';
@@ -24,6 +27,7 @@ const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const { freePort } = require('./lib/example-site');
+const { readmeBlock } = require('./lib/readme-blocks');
 
 const ROOT = path.resolve(__dirname, '..');
 const PREFIX = '/api/publish-bridge';
@@ -43,6 +47,11 @@ const BOOT_TIMEOUT_MS = 240_000;
  *   category?: { name: string };
  *   author?: { name: string };
  *   blocks: Block[];
+ *   publishedDate?: string;
+ *   tags?: string[];
+ *   seo?: { metaTitle?: string; metaDescription?: string };
+ *   readingTime?: string;
+ *   sourceId?: string;
  * }} Article
  */
 
@@ -191,44 +200,41 @@ function createProject(workDir, release, tarball) {
 }
 
 /**
- * The README's mapping for this template, in the project's own typed plugins config.
+ * The README's steps for this template, taken from the README itself: the five attributes added
+ * to the Article's schema, the `import type` line at the top of config/plugins.ts, and the
+ * `'publish-bridge'` key added to the object the file already returns.
  * @param {string} projectDir
  */
-function configurePlugin(projectDir) {
+function followReadme(projectDir) {
+  const schemaFile = path.join(
+    projectDir,
+    'src',
+    'api',
+    'article',
+    'content-types',
+    'article',
+    'schema.json'
+  );
+  const schema = JSON.parse(fs.readFileSync(schemaFile, 'utf8'));
+  Object.assign(schema.attributes, JSON.parse(readmeBlock('example-blog-attributes')));
+  fs.writeFileSync(schemaFile, `${JSON.stringify(schema, null, 2)}\n`);
+
   const file = path.join(projectDir, 'config', 'plugins.ts');
   const shipped = fs.readFileSync(file, 'utf8');
   // 5.54 ships a typed config with other plugins in it; older templates ship `() => ({})`.
   const opening = /=> \(\{\n?/.exec(shipped)?.[0];
   if (!opening) throw new Error(`config/plugins.ts has no "=> ({" to add the plugin to:\n${shipped}`);
-  const block = `  'publish-bridge': {
-    enabled: true,
-    config: {
-      contentTypes: {
-        post: {
-          uid: 'api::article.article',
-          fields: {
-            title: 'title',
-            slug: 'slug',
-            excerpt: 'description',
-            content: 'blocks',
-            featured_image: 'cover',
-            author: 'author',
-            categories: 'category',
-          },
-        },
-        blogCategory: {
-          uid: 'api::category.category',
-          fields: { name: 'name', slug: 'slug', description: 'description' },
-        },
-        author: { uid: 'api::author.author', fields: { display_name: 'name', email: 'email' } },
-      },
-      urlTemplates: { post: 'https://blog.example/articles/{slug}' },
-      // The test serves its images on this machine; a real site lists nothing here.
-      media: { allowedHosts: ['127.0.0.1'] },
-    },
-  },
-`;
-  fs.writeFileSync(file, shipped.replace(opening, `=> ({\n${block}`));
+  const mapping = readmeBlock('example-blog-mapping');
+  // The test serves its images on this machine; a real site lists nothing here.
+  const testOnly = "media: { allowedHosts: ['127.0.0.1'] },";
+  const configured = mapping.replace(
+    /^(\s*)config: \{\n/m,
+    (line, indent) => `${line}${indent}  ${testOnly}\n`
+  );
+  if (!configured.includes(testOnly))
+    throw new Error(`The README's mapping has no "config: {" line:\n${mapping}`);
+  const withKey = shipped.replace(opening, `=> ({\n${configured}\n`);
+  fs.writeFileSync(file, `${readmeBlock('plugins-import')}\n${withKey}`);
 }
 
 /**
@@ -372,6 +378,15 @@ function fullPost(images) {
     author: 'Dana Writer',
     featured_image: `${images}/cover.png`,
     source_id: 'template-post-1',
+    // The fields the README's five added attributes hold; a past date, so it is published now.
+    date: '2026-01-15 09:30:00',
+    tags: ['Maps', 'Reviews'],
+    seo: {
+      title: 'Local SEO in an afternoon: a checklist',
+      description: 'Claim the listing, collect reviews and answer them: the local signals that count.',
+      keywords: ['local seo', 'reviews'],
+    },
+    reading_time: '6 min',
   };
 }
 
@@ -399,7 +414,7 @@ async function checks(site, token, images) {
     if (!condition) throw new Error(message);
   };
   const populate =
-    'populate[cover]=true&populate[category]=true&populate[author]=true&populate[blocks][populate]=*&status=published';
+    'populate[cover]=true&populate[category]=true&populate[author]=true&populate[seo]=true&populate[blocks][populate]=*&status=published';
   /** @type {string | undefined} The post's id, once the publish check has passed. */
   let id;
 
@@ -409,11 +424,11 @@ async function checks(site, token, images) {
   });
 
   const post = fullPost(images);
-  await check('a full post is published into the template Article', async () => {
+  await check('a full post is published into the template Article, mapped as the README says', async () => {
     const reply = await contract(site.baseUrl, 'POST', '/posts', post);
     expect(reply.status === 200 && typeof reply.body.id === 'string', `publish: ${JSON.stringify(reply)}`);
     expect(
-      reply.body.url === 'https://blog.example/articles/local-seo-in-an-afternoon',
+      reply.body.url === 'https://www.example.com/articles/local-seo-in-an-afternoon',
       `url: ${reply.body.url}`
     );
     id = reply.body.id;
@@ -436,6 +451,14 @@ async function checks(site, token, images) {
       `category (the first one sent): ${JSON.stringify(article.category)}`
     );
     expect(article.author?.name === 'Dana Writer', `author: ${JSON.stringify(article.author)}`);
+    expect(article.publishedDate === '2026-01-15T09:30:00.000Z', `publishedDate: ${article.publishedDate}`);
+    expect(JSON.stringify(article.tags) === '["Maps","Reviews"]', `tags: ${JSON.stringify(article.tags)}`);
+    expect(
+      article.seo?.metaTitle === post.seo.title && article.seo?.metaDescription === post.seo.description,
+      `seo: ${JSON.stringify(article.seo)}`
+    );
+    expect(article.readingTime === post.reading_time, `readingTime: ${article.readingTime}`);
+    expect(article.sourceId === post.source_id, `sourceId: ${article.sourceId}`);
     const components = article.blocks.map((block) => block.__component);
     expect(components.includes('shared.media'), `no media component in ${components}`);
     expect(components.includes('shared.quote'), `no quote component in ${components}`);
@@ -483,6 +506,17 @@ async function checks(site, token, images) {
     );
     const text = article.blocks.map((block) => block.body ?? '').join('\n');
     expect(text.includes('Rewritten') && !text.includes('Why local SEO matters'), `content: ${text}`);
+  });
+
+  await check('publishing the same source_id again updates that article, not a second one', async () => {
+    const reply = await contract(site.baseUrl, 'POST', '/posts', post);
+    expect(reply.status === 200 && reply.body.id === id, `republish: ${JSON.stringify(reply)}`);
+    const { body } = await rest(
+      site.baseUrl,
+      token,
+      `/api/articles?filters[title][$eq]=${encodeURIComponent(post.title)}`
+    );
+    expect(body.data?.length === 1, `articles titled "${post.title}": ${JSON.stringify(body.data)}`);
   });
 
   await check('the page list shows the post with its single category, and a walk ends', async () => {
@@ -550,7 +584,7 @@ async function main() {
     );
     const tarball = path.join(workDir, packed[0].filename);
     const projectDir = createProject(workDir, options.strapi, tarball);
-    configurePlugin(projectDir);
+    followReadme(projectDir);
     progress('npm install (the project, Strapi and the packed plugin)...');
     run('npm', ['install', '--no-audit', '--no-fund'], { cwd: projectDir });
     const env = {

@@ -150,6 +150,24 @@ describe("Strapi's example-template Article (one category, one author, 80-charac
     ]);
   });
 
+  // The template's Article has no attribute for source_id; the README says what happens then.
+  test('an unmapped source_id: republishing it updates the same post, and it is not listed as not stored', async () => {
+    const first = await publish(site, { title: 'Cold brew at home', source_id: 'unmapped-1' });
+    const again = await publish(site, { title: 'Cold brew at home, revised', source_id: 'unmapped-1' });
+    expect(again).toBe(first);
+    const rows = await bothVersions(site, STORY, first, []);
+    expect(rows.map((row: any) => row.title)).toEqual([
+      'Cold brew at home, revised',
+      'Cold brew at home, revised',
+    ]);
+
+    const storage = site.strapi.plugin('publish-bridge').service('mapping').describe();
+    const post = storage.find((entry: { resource: string }) => entry.resource === 'post');
+    expect(post.fields.map((entry: { field: string }) => entry.field)).not.toContain('source_id');
+    expect(post.unmapped).not.toContain('source_id');
+    expect(post.unmapped).toEqual(expect.arrayContaining(['date', 'tags', 'reading_time', 'seo']));
+  });
+
   test('GET /pages lists the single category as a list of one, and a post without one as empty', async () => {
     const withCategory = await publish(site, { title: 'Listed with a category', categories: ['Espresso'] });
     const without = await publish(site, { title: 'Listed without a category' });

@@ -113,6 +113,22 @@ describe('resolveMapping', () => {
     expect(resources.tag.uid).toBe('plugin::publish-bridge.tag');
   });
 
+  test('an unmapped source_id is not listed as not stored where the identity table remembers it', () => {
+    const { resources } = resolveMapping(
+      {
+        post: { uid: 'api::article.article', fields: { title: 'title', content: 'content' } },
+        product: { uid: 'api::item.item', fields: { name: 'name' } },
+      },
+      schemaOf,
+      componentOf
+    );
+    // A republish of the same source_id updates the same post even unmapped (posts.ts, linkSource).
+    expect(resources.post.unmapped).not.toContain('source_id');
+    expect(resources.post.unmapped).toContain('reading_time');
+    // A product's source_id is only a text: unmapped, it is not kept anywhere.
+    expect(resources.product.unmapped).toContain('source_id');
+  });
+
   test('a missing content type or attribute is named, with what exists', () => {
     const { problems } = resolveMapping(
       {

@@ -25,7 +25,7 @@ export const StorageCard = ({ settings }: { settings: Settings }) => {
       title={text('storage.title', 'Where content is stored')}
       subtitle={text(
         'storage.subtitle',
-        'Set in config/plugins (contentTypes) and checked when Strapi starts. Contract fields that are not mapped are not stored.'
+        'Set in config/plugins (contentTypes) and checked when Strapi starts. Contract fields that are not mapped are not stored, except source_id: the plugin remembers it either way, so publishing the same source_id again updates the same entry.'
       )}
     >
       <Table colCount={3} rowCount={settings.storage.length + 1}>

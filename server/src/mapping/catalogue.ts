@@ -92,6 +92,15 @@ export const NAME_FIELD: Record<ResourceKind, string> = {
 };
 
 /**
+ * Contract fields the plugin's identity table keeps whether they are mapped or not: a republish
+ * of the same source_id finds its post or product category there. Unmapped, they are hidden from
+ * editors but not lost, so they are not listed as "not stored".
+ */
+export const REMEMBERED_FIELDS: Partial<Record<ResourceKind, string[]>> = {
+  post: ['source_id'],
+  productCategory: ['source_id'],
+};
+/**
  * Contract fields that identify or address something (an id, a login, a link): they are never
  * cut to fit an attribute, since a shortened one would name something else. So are values
  * written to `uid` and `email` attributes.

@@ -2,6 +2,7 @@ import {
   adapterFor,
   DEFAULT_MAPPING,
   FIELD_ROLES,
+  REMEMBERED_FIELDS,
   NAME_FIELD,
   RELATION_TARGETS,
   RESOURCE_KINDS,
@@ -140,7 +141,7 @@ function resolveResource(
     fields: {},
     nameField: '',
     unmapped: Object.keys(FIELD_ROLES[kind]).filter(
-      (field) => fields[field] === undefined && field !== 'slug'
+      (field) => fields[field] === undefined && field !== 'slug' && !REMEMBERED_FIELDS[kind]?.includes(field)
     ),
   };
   for (const [field, mapping] of Object.entries(fields)) {
