@@ -10,12 +10,15 @@ import { PLUGIN_ID } from '../constants';
 import { isPluginWork } from './transactions';
 import { sharesValuesAcrossLocales } from '../database/published-version';
 
-/** What a Document Service action tells of its document's draft: saved in Strapi (true), published or discarded (false), or nothing. */
-function draftSavedBy(action: string, status: unknown): boolean | undefined {
+/**
+ * What a Document Service action tells of its document's draft: saved in Strapi (true), published
+ * or discarded (false), written by the plugin itself (null), or nothing.
+ */
+function draftSavedBy(action: string, status: unknown): boolean | null | undefined {
   if (action === 'publish' || action === 'discardDraft') return false;
   if (action !== 'update') return undefined;
   if (status === 'published') return false;
-  return isPluginWork() ? undefined : true;
+  return isPluginWork() ? null : true;
 }
 
 /** The locales of the versions a Document Service call answered with ('' for a type without i18n). */
@@ -100,7 +103,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
    * Follows what happens to the drafts of the platform's posts through the Document Service: a
    * save in Strapi (the Content Manager, the site's code) marks the draft as holding an editor's
    * unreviewed changes; a publish of the draft or its discard, by anyone, clears the mark. The
-   * plugin's own saves leave it as it is.
+   * plugin's own saves leave it as it is, noted: a draft saved later than the last note counts as
+   * an editor's save even without the mark (fingerprints.draftSavedSinceNoted).
    */
   followDraftSaves() {
     strapi.documents.use(async (context, next) => {
@@ -114,7 +118,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
         // one to the default locale only. A save of a value every locale shares (i18n copies it
         // into the other locales' drafts, past this middleware) changes every locale's draft.
         const locales =
-          saved && sharesValuesAcrossLocales(strapi, context.uid) ? '*' : localesWritten(result);
+          saved !== false && sharesValuesAcrossLocales(strapi, context.uid) ? '*' : localesWritten(result);
         await getService(strapi, 'fingerprints')
           .markDraftSaved(context.uid, documentId, locales, saved)
           .catch((error: Error) =>
