@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chooseEditorChangePolicy, loginAs, type AdminClient } from '../helpers/admin-client';
 import { testDatabaseClient } from '../helpers/databases';
+import { refuseDraftMarks } from '../helpers/draft-mark-fault';
 import { contractDate, scheduleSoon, schedulerEntries, waitPast } from '../helpers/scheduling';
 import { startSite, type Site } from '../helpers/site';
 
@@ -110,6 +111,21 @@ describe(`scheduled publishes and editors on ${db}`, () => {
       await expectCancelled(id, 'Saved in the window', SAVED);
       expect((await documents(POST).findOne({ documentId: id })).excerpt).toBe('Editor only');
     } finally {
+      await chooseEditorChangePolicy(editor, 'overwrite');
+    }
+  });
+
+  it("does not publish a draft an editor saved when the database refused the plugin's note of the save", async () => {
+    await chooseEditorChangePolicy(editor, 'keep');
+    const allowDraftMarks = await refuseDraftMarks(site);
+    try {
+      const { id, due } = await editorSavesDuePost('Saved, note refused');
+
+      await waitPast(site, due);
+      await expectCancelled(id, 'Saved, note refused', SAVED);
+      expect((await documents(POST).findOne({ documentId: id })).excerpt).toBe('Editor only');
+    } finally {
+      await allowDraftMarks();
       await chooseEditorChangePolicy(editor, 'overwrite');
     }
   });
