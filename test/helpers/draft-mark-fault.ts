@@ -33,14 +33,10 @@ export async function refuseDraftMarks(site: Site): Promise<() => Promise<void>>
       await knex.raw(`DROP FUNCTION ${TRIGGER}()`);
     };
   }
-  // MySQL and MariaDB cannot name the columns an UPDATE sets: the mark's UPDATE is the one that
-  // changes the mark, or changes nothing else the plugin writes.
-  const unchanged = ['scheduledAt', 'publishRetryAt', 'publishFailures', 'publishedByPlatform', 'updatedAt']
-    .map((name) => `NEW.${column(name)} <=> OLD.${column(name)}`)
-    .join(' AND ');
+  // MySQL and MariaDB cannot name the columns an UPDATE sets: the mark's UPDATE is the one that changes it.
   await knex.raw(
     `CREATE TRIGGER ${TRIGGER} BEFORE UPDATE ON ${tableName} FOR EACH ROW BEGIN
-       IF NOT (NEW.${mark} <=> OLD.${mark}) OR (${unchanged}) THEN
+       IF NOT (NEW.${mark} <=> OLD.${mark}) THEN
          SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = '${MESSAGE}';
        END IF;
      END`
