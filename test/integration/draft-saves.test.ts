@@ -1,5 +1,6 @@
 import { chooseEditorChangePolicy, loginAs, type AdminClient } from '../helpers/admin-client';
 import { testDatabaseClient } from '../helpers/databases';
+import { refuseDraftMarks } from '../helpers/draft-mark-fault';
 import { latestActivityNotes } from '../helpers/inspect';
 import { scheduleSoon, schedulerEntries, waitPast } from '../helpers/scheduling';
 import { startSite, type Site } from '../helpers/site';
@@ -76,6 +77,38 @@ describe(`an editor's save of a draft the platform wrote, on ${db}`, () => {
       expect(notes).toEqual(expect.arrayContaining([expect.stringMatching(SAVED)]));
     });
   }
+
+  test("policy keep: a status-only publish leaves unpublished a draft an editor saved when the database refused the plugin's note of the save", async () => {
+    await chooseEditorChangePolicy(editor, 'keep');
+    const allowDraftMarks = await refuseDraftMarks(site);
+    try {
+      const id = await draftWithAnEditorsExcerpt();
+
+      const notes = await put(id, { status: 'publish' });
+
+      expect(await published(id)).toBeNull();
+      expect(notes).toEqual(expect.arrayContaining([expect.stringMatching(SAVED)]));
+    } finally {
+      await allowDraftMarks();
+    }
+  });
+
+  test("an editor's publish in the Content Manager goes through when the database refuses the plugin's note of it", async () => {
+    const id = await draftWithAnEditorsExcerpt();
+    const allowDraftMarks = await refuseDraftMarks(site);
+    try {
+      // The note is written in the Content Manager's transaction: its failure must not undo the publish.
+      const reply = await editor.request(
+        'POST',
+        `/content-manager/collection-types/${POST}/${id}/actions/publish`,
+        { excerpt: 'Editor’s reviewed excerpt' }
+      );
+      expect(reply.status).toBe(200);
+    } finally {
+      await allowDraftMarks();
+    }
+    expect(await published(id)).toMatchObject({ excerpt: 'Editor’s reviewed excerpt' });
+  });
 
   test('policy overwrite: the platform publishes, as it asked', async () => {
     const id = await draftWithAnEditorsExcerpt();

@@ -1,5 +1,7 @@
-import { loginAs, type AdminClient } from '../helpers/admin-client';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { chooseEditorChangePolicy, loginAs, type AdminClient } from '../helpers/admin-client';
 import { testDatabaseClient } from '../helpers/databases';
+import { refuseDraftMarks } from '../helpers/draft-mark-fault';
 import { contractDate, scheduleSoon, schedulerEntries, waitPast } from '../helpers/scheduling';
 import { startSite, type Site } from '../helpers/site';
 
@@ -71,6 +73,61 @@ describe(`scheduled publishes and editors on ${db}`, () => {
       'WIP NOT READY',
       /cancelled: title changed in Strapi since the platform sent it/
     );
+  });
+
+  /**
+   * A due post an editor saves in the Content Manager: a field the platform never sent, so only
+   * the save itself tells of the change. `during` runs once the save committed, before anything
+   * else hears of it (the innermost Document Service middleware); the timer is stopped meanwhile.
+   */
+  async function editorSavesDuePost(postTitle: string, during: () => Promise<unknown> = async () => {}) {
+    await schedules().stop();
+    const { id, due } = await scheduleSoon(site, postTitle);
+    await sleep(Math.max(0, due.getTime() - Date.now()) + 50);
+    const stopWatching = site.strapi.documents.use(async (context, next) => {
+      const result = await next();
+      const documentId = (context.params as { documentId?: unknown }).documentId;
+      if (context.action === 'update' && documentId === id) await during();
+      return result;
+    });
+    try {
+      const edit = await editor.request('PUT', `${CONTENT_MANAGER}/${id}`, { excerpt: 'Editor only' });
+      expect(edit.status).toBe(200);
+    } finally {
+      (stopWatching as unknown as () => void)();
+      schedules().start();
+    }
+    return { id, due };
+  }
+
+  const SAVED = /cancelled: an editor saved the draft in Strapi and did not publish it/;
+
+  it("does not publish a draft the scheduler reaches between an editor's save and the plugin's note of it", async () => {
+    await chooseEditorChangePolicy(editor, 'keep');
+    try {
+      const { id } = await editorSavesDuePost('Saved in the window', () => schedules().runDue());
+
+      await schedules().runDue();
+      await expectCancelled(id, 'Saved in the window', SAVED);
+      expect((await documents(POST).findOne({ documentId: id })).excerpt).toBe('Editor only');
+    } finally {
+      await chooseEditorChangePolicy(editor, 'overwrite');
+    }
+  });
+
+  it("does not publish a draft an editor saved when the database refused the plugin's note of the save", async () => {
+    await chooseEditorChangePolicy(editor, 'keep');
+    const allowDraftMarks = await refuseDraftMarks(site);
+    try {
+      const { id, due } = await editorSavesDuePost('Saved, note refused');
+
+      await waitPast(site, due);
+      await expectCancelled(id, 'Saved, note refused', SAVED);
+      expect((await documents(POST).findOne({ documentId: id })).excerpt).toBe('Editor only');
+    } finally {
+      await allowDraftMarks();
+      await chooseEditorChangePolicy(editor, 'overwrite');
+    }
   });
 
   it('publishes an ordinary due post within one run behind 100 due posts that cannot be published, and reports each failure once', async () => {

@@ -35,8 +35,10 @@ export async function limitLockWaits(
  * Runs `work` in a transaction of its own whose lock waits are bounded as above: statements the
  * plugin runs outside a request (the start's pruning, an editor's publish that cancels a waiting
  * one) then never hang on a table another session keeps locked; the wait fails instead, and the
- * caller logs it. Inside a caller's transaction the work joins it unbounded: a failed statement
- * would abort the caller's work on PostgreSQL, which is not the plugin's to risk.
+ * caller logs it. Inside a caller's transaction the work runs unbounded in a savepoint of it: a
+ * failed statement rolls back to the savepoint only, where it would abort the caller's whole
+ * transaction on PostgreSQL (an editor's publish in the Content Manager), which is not the
+ * plugin's to risk.
  */
 export async function inBoundedTransaction<T>(
   strapi: Core.Strapi,
@@ -48,7 +50,7 @@ export async function inBoundedTransaction<T>(
   return (await strapi.db.transaction(async ({ trx }: { trx: Trx }) => {
     const restore = bounded ? await limitLockWaits(strapi, trx, lockTimeoutMs) : async () => {};
     try {
-      return await work(trx);
+      return bounded ? await work(trx) : await trx.transaction((savepoint) => work(savepoint));
     } finally {
       // The session is the pool's: the server's default back, unless its connection is gone.
       await restore().catch(() => {});

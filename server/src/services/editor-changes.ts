@@ -10,12 +10,15 @@ import { PLUGIN_ID } from '../constants';
 import { isPluginWork } from './transactions';
 import { sharesValuesAcrossLocales } from '../database/published-version';
 
-/** What a Document Service action tells of its document's draft: saved in Strapi (true), published or discarded (false), or nothing. */
-function draftSavedBy(action: string, status: unknown): boolean | undefined {
+/**
+ * What a Document Service action tells of its document's draft: saved in Strapi (true), published
+ * or discarded (false), written by the plugin itself (null), or nothing.
+ */
+function draftSavedBy(action: string, status: unknown): boolean | null | undefined {
   if (action === 'publish' || action === 'discardDraft') return false;
   if (action !== 'update') return undefined;
   if (status === 'published') return false;
-  return isPluginWork() ? undefined : true;
+  return isPluginWork() ? null : true;
 }
 
 /** The locales of the versions a Document Service call answered with ('' for a type without i18n). */
@@ -100,7 +103,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
    * Follows what happens to the drafts of the platform's posts through the Document Service: a
    * save in Strapi (the Content Manager, the site's code) marks the draft as holding an editor's
    * unreviewed changes; a publish of the draft or its discard, by anyone, clears the mark. The
-   * plugin's own saves leave it as it is.
+   * plugin's own saves leave it as it is, noted: a draft saved later than the last note counts as
+   * an editor's save even without the mark (fingerprints.draftSavedSinceNoted).
    */
   followDraftSaves() {
     strapi.documents.use(async (context, next) => {
@@ -123,15 +127,21 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
 
   /**
    * Notes on a platform's post that the drafts a Document Service call wrote (`result`, its
-   * answer) were saved by an editor (`saved`), or published or discarded. Also called by a
-   * restore from the plugin's panel, which is an editor's save done in the plugin's own work.
+   * answer) were saved by an editor (`saved` true), written by the plugin itself (null), or
+   * published or discarded (false). Also called by a restore from the plugin's panel, which is
+   * an editor's save done in the plugin's own work.
    */
-  async noteDraftSave(uid: string, documentId: string, result: unknown, saved: boolean): Promise<void> {
+  async noteDraftSave(
+    uid: string,
+    documentId: string,
+    result: unknown,
+    saved: boolean | null
+  ): Promise<void> {
     if (getService(strapi, 'mapping').resolve().resources.post?.uid !== uid) return;
     // The versions the call wrote, not the locales it named: Strapi applies a call without
     // one to the default locale only. A save of a value every locale shares (i18n copies it
     // into the other locales' drafts, past this middleware) changes every locale's draft.
-    const locales = saved && sharesValuesAcrossLocales(strapi, uid) ? '*' : localesWritten(result);
+    const locales = saved !== false && sharesValuesAcrossLocales(strapi, uid) ? '*' : localesWritten(result);
     await getService(strapi, 'fingerprints').markDraftSaved(uid, documentId, locales, saved);
   },
 

@@ -41,7 +41,8 @@ export function managedRowsOf(strapi: Core.Strapi, uid: string, documentId: stri
  * `publishedByPlatform`: the platform's last write left the entry published (null: not known,
  * an entry written before the plugin kept it). `draftSavedInStrapi`: someone saved the draft in
  * Strapi (the Content Manager, the site's code) since it was last published, whatever fields they
- * changed, also those the platform never sent and so never fingerprinted.
+ * changed, also those the platform never sent and so never fingerprinted: the mark says so, or
+ * the draft was saved after the plugin last wrote or noted the row (see `draftSavedSinceNoted`).
  */
 export type ManagedEntry = {
   fingerprints: Fingerprints;
@@ -49,6 +50,26 @@ export type ManagedEntry = {
   publishedByPlatform: boolean | null;
   draftSavedInStrapi: boolean;
 };
+
+/**
+ * Whether the entry's draft was saved after the plugin last wrote its managed-entry row or noted
+ * a save of it (both move the row's `updatedAt`): a save the mark does not tell of yet (it is
+ * written once the save committed, so a publish can come between) or never will (its UPDATE
+ * failed). Fail closed: such a save counts as an editor's.
+ */
+function draftSavedSinceNoted(strapi: Core.Strapi, uid: string, documentId: string, at: LocaleScope) {
+  const knex = strapi.db.connection;
+  const managed = tableOf(strapi, UIDS.managedEntry);
+  const entries = tableOf(strapi, uid);
+  const entry = (attribute: string) => `${entries.name}.${entries.column(attribute)}`;
+  const laterDraft = knex(entries.name)
+    .select(knex.raw('1'))
+    .where(entry('documentId'), documentId)
+    .whereNull(entry('publishedAt'))
+    .where(entry('updatedAt'), '>', knex.ref(`${managed.name}.${managed.column('updatedAt')}`));
+  if (at.locale) laterDraft.where(entry('locale'), at.locale);
+  return knex.raw('(case when exists ? then 1 else 0 end)', [laterDraft]);
+}
 
 /**
  * The entry's managed-entry row, both columns in one SELECT: an update needs the fingerprints
@@ -69,6 +90,9 @@ export async function managedEntry(
       scheduledAt: column('scheduledAt'),
       publishedByPlatform: column('publishedByPlatform'),
       draftSavedInStrapi: column('draftSavedInStrapi'),
+      ...(contentTypeOf(strapi, uid)
+        ? { draftSavedSince: draftSavedSinceNoted(strapi, uid, documentId, at) }
+        : {}),
     })
     .where(managedEntryOf(strapi, uid, documentId, at))
     .first();
@@ -80,7 +104,7 @@ export async function managedEntry(
     scheduledAt: instantFromStored(row?.scheduledAt),
     // SQLite and MariaDB answer a boolean column with 0 or 1.
     publishedByPlatform: row?.publishedByPlatform == null ? null : Boolean(row.publishedByPlatform),
-    draftSavedInStrapi: Boolean(row?.draftSavedInStrapi),
+    draftSavedInStrapi: Boolean(row?.draftSavedInStrapi) || Boolean(Number(row?.draftSavedSince ?? 0)),
   };
 }
 
@@ -199,19 +223,25 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     /**
      * Notes that the document's draft in `locales` was saved in Strapi (`saved`), or published or
-     * discarded. Bounded: an editor's save must not hang behind a lock on the plugin's table.
+     * discarded, or written by the plugin itself (null: the mark stays as it is). Each note moves
+     * the row's `updatedAt` past the draft's, so that `draftSavedSinceNoted` tells of later saves
+     * only. Bounded: an editor's save must not hang behind a lock on the plugin's table.
      */
     async markDraftSaved(
       uid: string,
       documentId: string,
       locales: string[] | '*',
-      saved: boolean
+      saved: boolean | null
     ): Promise<void> {
       if (locales !== '*' && locales.length === 0) return;
+      const { column } = table();
       await inBoundedTransaction(strapi, pluginConfig(strapi).lockTimeoutMs, (trx) =>
         managedRowsOf(strapi, uid, documentId, locales)
           .transacting(trx)
-          .update({ [table().column('draftSavedInStrapi')]: saved })
+          .update({
+            [column('updatedAt')]: new Date(),
+            ...(saved === null ? {} : { [column('draftSavedInStrapi')]: saved }),
+          })
       );
     },
 
