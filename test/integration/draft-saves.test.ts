@@ -93,6 +93,25 @@ describe(`an editor's save of a draft the platform wrote, on ${db}`, () => {
     }
   });
 
+  test("policy keep: an editor's save whose note the database refused still holds the publish after the platform writes the draft again", async () => {
+    await chooseEditorChangePolicy(editor, 'keep');
+    const allowDraftMarks = await refuseDraftMarks(site);
+    let id: string;
+    try {
+      id = await draftWithAnEditorsExcerpt();
+    } finally {
+      await allowDraftMarks();
+    }
+    // The platform's own write of the draft moves what "saved after the plugin's last write" is
+    // measured from: the editor's save must be remembered before that.
+    await put(id, { title: `Platform draft ${run}, retitled` });
+
+    const notes = await put(id, { status: 'publish' });
+
+    expect(await published(id)).toBeNull();
+    expect(notes).toEqual(expect.arrayContaining([expect.stringMatching(SAVED)]));
+  });
+
   test("an editor's publish in the Content Manager goes through when the database refuses the plugin's note of it", async () => {
     const id = await draftWithAnEditorsExcerpt();
     const allowDraftMarks = await refuseDraftMarks(site);

@@ -1,5 +1,5 @@
 import type { Core } from '@strapi/strapi';
-import { UIDS } from '../constants';
+import { PLUGIN_ID, UIDS } from '../constants';
 import { componentOf, contentTypeOf } from '../database/schemas';
 import { instantFromStored, storedInstant, tableOf } from '../database/tables';
 import type { Knex, Trx } from '../database/knex';
@@ -74,6 +74,9 @@ function draftSavedSinceNoted(strapi: Core.Strapi, uid: string, documentId: stri
 /**
  * The entry's managed-entry row, both columns in one SELECT: an update needs the fingerprints
  * and the waiting publish alike. Outside a transaction when `trx` is null (a read for display).
+ * In a transaction (a write follows), a save found by `draftSavedSinceNoted` alone is written
+ * into the mark first: the write moves the row's `updatedAt` past that draft, and the save would
+ * be forgotten.
  */
 export async function managedEntry(
   strapi: Core.Strapi,
@@ -97,6 +100,24 @@ export async function managedEntry(
     .where(managedEntryOf(strapi, uid, documentId, at))
     .first();
   const row = await (trx ? query.transacting(trx) : query);
+  const savedUnmarked = !row?.draftSavedInStrapi && Boolean(Number(row?.draftSavedSince ?? 0));
+  if (trx && savedUnmarked) {
+    // In a savepoint: a mark the database refuses must not fail the write, which the answer
+    // below holds back all the same.
+    await trx
+      .transaction((savepoint) =>
+        strapi.db
+          .connection(name)
+          .transacting(savepoint)
+          .where(managedEntryOf(strapi, uid, documentId, at))
+          .update({ [column('draftSavedInStrapi')]: true })
+      )
+      .catch((error: Error) =>
+        strapi.log.warn(
+          `[${PLUGIN_ID}] could not note the editor's save of ${uid} ${documentId}'s draft: ${error.message}`
+        )
+      );
+  }
   const fingerprints =
     typeof row?.fingerprints === 'string' ? JSON.parse(row.fingerprints) : row?.fingerprints;
   return {
@@ -104,7 +125,7 @@ export async function managedEntry(
     scheduledAt: instantFromStored(row?.scheduledAt),
     // SQLite and MariaDB answer a boolean column with 0 or 1.
     publishedByPlatform: row?.publishedByPlatform == null ? null : Boolean(row.publishedByPlatform),
-    draftSavedInStrapi: Boolean(row?.draftSavedInStrapi) || Boolean(Number(row?.draftSavedSince ?? 0)),
+    draftSavedInStrapi: Boolean(row?.draftSavedInStrapi) || savedUnmarked,
   };
 }
 
