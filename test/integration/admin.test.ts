@@ -267,6 +267,7 @@ describe('connection key', () => {
       [{ capabilities: { teleport: true } }, 'capabilities'],
       [{ capabilities: { authors: 'yes' } }, 'capabilities.authors'],
       [{ platform: { url: 'ftp://platform.example.com' } }, 'platform.url'],
+      [{ platform: { url: 'http://platform.example.com' } }, 'platform.url must start with https://'],
       [{ surprise: 1 }, 'surprise'],
     ];
     for (const [body, field] of cases) {
@@ -1102,8 +1103,8 @@ describe('platform delivery log: the key goes only where it was saved for', () =
     const refused: [string, string][] = [
       [platform.url, '127.0.0.1 is a loopback address'],
       [`http://[::1]:${port}`, '::1 is a loopback address'],
-      ['http://10.20.30.40', '10.20.30.40 is a private address'],
-      ['http://169.254.169.254', '169.254.169.254 is a link-local address'],
+      ['https://10.20.30.40', '10.20.30.40 is a private address'],
+      ['https://169.254.169.254', '169.254.169.254 is a link-local address'],
     ];
     // Short, so that on a build without the guard the unroutable addresses fail fast instead of hanging.
     await withConfig('plugin::publish-bridge.platform.timeoutMs', 1_000, () =>

@@ -7,9 +7,10 @@
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
- * Whether the platform would refuse `url` as a base URL: it sends the connection key with every
- * request and requires HTTPS, except to the machine it runs on. An unparsable address is left
- * to the validation that reports it.
+ * Whether `url` is plain HTTP to another machine, where a key sent with every request would
+ * travel in clear: the platform refuses such a base URL (it requires HTTPS, except to the machine
+ * it runs on), and the site refuses such a platform URL. An unparsable address is left to the
+ * validation that reports it.
  */
 export function needsHttps(url: string): boolean {
   let parsed: URL;

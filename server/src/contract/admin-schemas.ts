@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { MIN_KEY_LENGTH } from '../constants';
+import { needsHttps } from './addresses';
 import { CAPABILITIES } from './capabilities';
 import { EDITOR_CHANGE_POLICIES } from './editor-change-policies';
 
@@ -61,7 +62,13 @@ export const settingsUpdateSchema = z
     editorChanges: z.enum(EDITOR_CHANGE_POLICIES).optional(),
     platform: z
       .object({
-        url: addressSetting.optional(),
+        /** Where the platform key goes with every delivery-log request: never over plain HTTP to another machine. */
+        url: addressSetting
+          .refine((value) => !needsHttps(value), {
+            error:
+              'must start with https:// (the platform key is sent with every request); plain http:// is only for a platform on this machine',
+          })
+          .optional(),
         key: key.optional(),
       })
       .strict()
