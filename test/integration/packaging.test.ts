@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { readmeBlock } from '../../scripts/lib/readme-blocks.js';
 import { testDatabaseClient } from '../helpers/databases';
 import { signedHeaders, TEST_KEY } from '../helpers/signing';
 import { PREFIX } from '../helpers/site';
@@ -31,11 +32,17 @@ const SECRETS = {
   PUBLISH_BRIDGE_DEMO_SEED: 'false',
 };
 
-/** The README's typed config/plugins.ts snippets, as a TypeScript site copies them. */
+/**
+ * The README's typed `'publish-bridge'` keys, each in the config/plugins.ts a TypeScript site ends
+ * up with: the README's import line at the top, the key in the object the file returns.
+ */
 function readmeTypedPluginsConfigs(): string[] {
   const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const importLine = readmeBlock('plugins-import', readme);
   const snippets = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map(([, code]) => code);
-  return snippets.filter((code) => code.includes('satisfies PublishBridgeConfig'));
+  return snippets
+    .filter((code) => code.includes('satisfies PublishBridgeConfig'))
+    .map((key) => `${importLine}\n\nexport default () => ({\n${key}});\n`);
 }
 
 // Packaging does not depend on the database: it runs once, in the SQLite pass of the matrix.
