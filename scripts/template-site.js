@@ -42,6 +42,7 @@ const BOOT_TIMEOUT_MS = 240_000;
 /**
  * @typedef {{
  *   title: string;
+ *   slug: string;
  *   description: string;
  *   cover?: { mime: string };
  *   category?: { name: string };
@@ -199,10 +200,31 @@ function createProject(workDir, release, tarball) {
   return projectDir;
 }
 
+/** The address the README's `url: env('PUBLIC_URL')` line gives Strapi, as a site's .env would. */
+const PUBLIC_URL = 'https://cms.example.com';
+
+/**
+ * Adds `lines` at the top of the object a shipped config file's default export returns, keeping
+ * what the template put there.
+ * @param {string} file
+ * @param {string} lines
+ * @param {string} [header] put above everything, e.g. an `import type` line
+ */
+function addToReturnedObject(file, lines, header) {
+  const shipped = fs.readFileSync(file, 'utf8');
+  // 5.54 ships typed configs (`(…): Core.Config.Plugin => ({`); older templates ship `=> ({`.
+  const opening = /=> \(\{\n?/.exec(shipped)?.[0];
+  if (!opening)
+    throw new Error(`${path.basename(file)} has no "=> ({" to add the README's lines to:\n${shipped}`);
+  const added = shipped.replace(opening, `=> ({\n${lines}\n`);
+  fs.writeFileSync(file, header === undefined ? added : `${header}\n${added}`);
+}
+
 /**
  * The README's steps for this template, taken from the README itself: the five attributes added
- * to the Article's schema, the `import type` line at the top of config/plugins.ts, and the
- * `'publish-bridge'` key added to the object the file already returns.
+ * to the Article's schema, the `import type` line at the top of config/plugins.ts, the
+ * `'publish-bridge'` key added to the object the file already returns, and the public URL added
+ * to the object config/server.ts returns.
  * @param {string} projectDir
  */
 function followReadme(projectDir) {
@@ -219,11 +241,6 @@ function followReadme(projectDir) {
   Object.assign(schema.attributes, JSON.parse(readmeBlock('example-blog-attributes')));
   fs.writeFileSync(schemaFile, `${JSON.stringify(schema, null, 2)}\n`);
 
-  const file = path.join(projectDir, 'config', 'plugins.ts');
-  const shipped = fs.readFileSync(file, 'utf8');
-  // 5.54 ships a typed config with other plugins in it; older templates ship `() => ({})`.
-  const opening = /=> \(\{\n?/.exec(shipped)?.[0];
-  if (!opening) throw new Error(`config/plugins.ts has no "=> ({" to add the plugin to:\n${shipped}`);
   const mapping = readmeBlock('example-blog-mapping');
   // The test serves its images on this machine; a real site lists nothing here.
   const testOnly = "media: { allowedHosts: ['127.0.0.1'] },";
@@ -233,8 +250,12 @@ function followReadme(projectDir) {
   );
   if (!configured.includes(testOnly))
     throw new Error(`The README's mapping has no "config: {" line:\n${mapping}`);
-  const withKey = shipped.replace(opening, `=> ({\n${configured}\n`);
-  fs.writeFileSync(file, `${readmeBlock('plugins-import')}\n${withKey}`);
+  addToReturnedObject(
+    path.join(projectDir, 'config', 'plugins.ts'),
+    configured,
+    readmeBlock('plugins-import')
+  );
+  addToReturnedObject(path.join(projectDir, 'config', 'server.ts'), readmeBlock('public-url'));
 }
 
 /**
@@ -394,8 +415,9 @@ function fullPost(images) {
  * @param {{ baseUrl: string }} site
  * @param {string} token
  * @param {string} images
+ * @param {{ url: string; source: string } | undefined} registered the base URL the settings page shows
  */
-async function checks(site, token, images) {
+async function checks(site, token, images, registered) {
   /** @type {{ name: string; ok: boolean; error?: unknown }[]} */
   const results = [];
   /** @type {(name: string, body: () => Promise<void>) => Promise<void>} */
@@ -417,6 +439,13 @@ async function checks(site, token, images) {
     'populate[cover]=true&populate[category]=true&populate[author]=true&populate[seo]=true&populate[blocks][populate]=*&status=published';
   /** @type {string | undefined} The post's id, once the publish check has passed. */
   let id;
+
+  await check("the base URL to register is the README's public URL plus the prefix", async () => {
+    expect(
+      registered?.url === `${PUBLIC_URL}${PREFIX}` && registered.source === 'server.url',
+      `base URL: ${JSON.stringify(registered)}`
+    );
+  });
 
   await check('the signed handshake answers with the capabilities', async () => {
     const reply = await contract(site.baseUrl, 'POST', '/handshake', {});
@@ -440,6 +469,7 @@ async function checks(site, token, images) {
     /** @type {Article} */
     const article = body.data;
     expect(article.title === post.title, `title: ${article.title}`);
+    expect(article.slug === 'local-seo-in-an-afternoon', `slug: ${article.slug}`);
     expect(article.description.length <= 80, `description is ${article.description.length} characters`);
     expect(
       post.excerpt.startsWith(article.description.replace(/…$/, '').trim()),
@@ -483,6 +513,12 @@ async function checks(site, token, images) {
     ]) {
       expect(text.includes(phrase), `"${phrase}" missing from the rich text: ${text}`);
     }
+    // The README: text goes into the richtext body as Markdown, which its editor shows; a table
+    // has no Markdown every renderer reads, so it stays HTML.
+    expect(
+      /^## Why local SEO matters$/m.test(text) && !/<\/?(h2|h3|p|ul|ol|li|strong)\b/.test(text),
+      `the rich text is not Markdown: ${text}`
+    );
     const order = components.filter((c, i) => c !== components[i - 1]);
     expect(
       order.join(',') === 'shared.rich-text,shared.quote,shared.media,shared.rich-text',
@@ -511,6 +547,12 @@ async function checks(site, token, images) {
   await check('publishing the same source_id again updates that article, not a second one', async () => {
     const reply = await contract(site.baseUrl, 'POST', '/posts', post);
     expect(reply.status === 200 && reply.body.id === id, `republish: ${JSON.stringify(reply)}`);
+    const { body: republished } = await rest(site.baseUrl, token, `/api/articles/${id}?${populate}`);
+    const text = republished.data.blocks.map((/** @type {Block} */ block) => block.body ?? '').join('\n');
+    expect(
+      text.includes('Why local SEO matters') && !text.includes('Rewritten'),
+      `the republish did not replace the updated content: ${text}`
+    );
     const { body } = await rest(
       site.baseUrl,
       token,
@@ -546,17 +588,21 @@ async function checks(site, token, images) {
 }
 
 /**
- * A read-only API token, created the way an admin would in Settings > API Tokens.
+ * A read-only API token, created the way an admin would in Settings > API Tokens, and the base
+ * URL the settings page tells the admin to register (from the public URL, with no Public URL
+ * saved on the page).
  * @param {string} projectDir
  * @param {NodeJS.ProcessEnv} env
  */
-function createApiToken(projectDir, env) {
+function prepareSite(projectDir, env) {
   const script = `
     const { createStrapi } = require('@strapi/strapi');
     (async () => {
       const app = await createStrapi({ appDir: process.cwd(), distDir: require('path').join(process.cwd(), 'dist') }).load();
       const token = await app.service('admin::api-token').create({ name: 'template-test', type: 'read-only', lifespan: null });
       process.stdout.write('\\nPB_TEMPLATE_TOKEN=' + token.accessKey + '\\n');
+      const registered = await app.plugin('publish-bridge').service('settings').configuredBaseUrl();
+      process.stdout.write('PB_TEMPLATE_BASE_URL=' + JSON.stringify(registered) + '\\n');
       await app.destroy();
       process.exit(0);
     })().catch((error) => { console.error(error); process.exit(1); });
@@ -564,7 +610,10 @@ function createApiToken(projectDir, env) {
   const output = run(process.execPath, ['-e', script], { cwd: projectDir, env });
   const token = /^PB_TEMPLATE_TOKEN=(\S+)$/m.exec(output)?.[1];
   if (!token) throw new Error(`No API token was created:\n${output}`);
-  return token;
+  const registered = /^PB_TEMPLATE_BASE_URL=(.*)$/m.exec(output)?.[1];
+  /** @type {{ url: string; source: string } | undefined} */
+  const baseUrl = registered === undefined || registered === 'undefined' ? undefined : JSON.parse(registered);
+  return { token, baseUrl };
 }
 
 async function main() {
@@ -602,16 +651,17 @@ async function main() {
       DATABASE_CLIENT: 'sqlite',
       DATABASE_FILENAME: path.join(projectDir, '.tmp', 'data.db'),
       PUBLISH_BRIDGE_API_KEY: KEY,
+      PUBLIC_URL,
     };
     progress(options.adminBuild ? 'strapi build (server and admin panel)...' : 'tsc (server only)...');
     if (options.adminBuild)
       run(process.execPath, ['node_modules/@strapi/strapi/bin/strapi.js', 'build'], { cwd: projectDir, env });
     else run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.'], { cwd: projectDir, env });
-    const token = createApiToken(projectDir, env);
+    const { token, baseUrl } = prepareSite(projectDir, env);
     images = await startImageServer();
     progress('strapi start...');
     site = await startSite(projectDir, { ...env, SERVE_ADMIN_PANEL: String(options.adminBuild) });
-    const results = await checks(site, token, images.url);
+    const results = await checks(site, token, images.url, baseUrl);
     const failed = results.filter((result) => !result.ok);
     if (failed.length > 0) progress(`server log (last lines):\n${site.log().slice(-4000)}`);
     process.stdout.write(`Strapi ${options.strapi}, example template, packed plugin\n`);

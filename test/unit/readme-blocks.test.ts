@@ -26,6 +26,12 @@ describe("the README's blocks the template-site test runs", () => {
     for (const attribute of attributes) expect(mapping).toContain(`'${attribute}'`);
   });
 
+  it('finds the public URL for config/server.ts, read from PUBLIC_URL with no default', () => {
+    const lines = readmeBlock('public-url');
+    expect(lines).toContain("url: env('PUBLIC_URL'),");
+    expect(lines).not.toMatch(/export default|=>/);
+  });
+
   it('takes a block out of a list item without its indentation', () => {
     const markdown = [
       '1. Step:',
