@@ -14,7 +14,7 @@ import { isRefusalAggregate, useRefusalText } from './refusals';
 
 /** A cell read without hovering: long reasons and notes wrap, one note a line, none cut short. */
 const WrappedText = ({ children }: { children: React.ReactNode }) => (
-  <Box minWidth="14rem" maxWidth="24rem">
+  <Box minWidth="12rem" maxWidth="24rem">
     <Typography textColor="neutral800" tag="p" style={{ whiteSpace: 'pre-line', overflowWrap: 'anywhere' }}>
       {children}
     </Typography>
@@ -75,9 +75,9 @@ export const ActivityTab = ({ prefix }: { prefix: string }) => {
     { name: 'action', label: t('activity.column.action', 'Action') },
     { name: 'entityId', label: t('activity.column.entry', 'Entry') },
     { name: 'httpStatus', label: t('activity.column.status', 'Status') },
-    // Why a request was refused, apart from what the site adjusted while storing one that succeeded.
-    { name: 'reason', label: t('activity.column.reason', 'Reason') },
-    { name: 'notes', label: t('activity.column.notes', 'Notes') },
+    // Why a request was refused, or what the site adjusted while storing one that succeeded: one
+    // column, as a request has one or the other, so the table fits a laptop's width unscrolled.
+    { name: 'reason', label: t('activity.column.reasonOrNotes', 'Reason or notes') },
   ];
 
   const shortPath = (path: string) => (path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : path);
@@ -171,9 +171,9 @@ export const ActivityTab = ({ prefix }: { prefix: string }) => {
                   <Typography textColor="neutral800">{formatDateTime(item.receivedAt)}</Typography>
                 </Table.Cell>
                 <Table.Cell>
-                  <Flex direction="column" alignItems="flex-start" gap={1}>
+                  <Flex direction="column" alignItems="flex-start" gap={1} maxWidth="16rem">
                     <Typography textColor="neutral800">{item.action}</Typography>
-                    <Typography variant="pi" textColor="neutral600">
+                    <Typography variant="pi" textColor="neutral600" style={{ whiteSpace: 'normal' }}>
                       {requestText(item)}
                     </Typography>
                   </Flex>
@@ -187,10 +187,9 @@ export const ActivityTab = ({ prefix }: { prefix: string }) => {
                   <HttpStatus status={item.httpStatus} outcome={item.outcome} />
                 </Table.Cell>
                 <Table.Cell>
-                  <WrappedText>{item.reason ?? '-'}</WrappedText>
-                </Table.Cell>
-                <Table.Cell>
-                  <WrappedText>{item.notes?.join('\n') || '-'}</WrappedText>
+                  <WrappedText>
+                    {[item.reason, ...(item.notes ?? [])].filter(Boolean).join('\n') || '-'}
+                  </WrappedText>
                 </Table.Cell>
               </Table.Row>
             ))}
