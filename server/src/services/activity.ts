@@ -9,6 +9,9 @@ import { RESOURCE_KINDS } from '../mapping/catalogue';
 
 export const ACTIVITY_UID = 'plugin::publish-bridge.activity-entry';
 
+/** Where an entry's title is read: its type's "entry title" field, in the locale the plugin writes. */
+type TitleField = { mainField: string; locale?: string };
+
 /** The contract's endpoints by the name the log gives them; any other request is logged as `unknown`. */
 export const CONTRACT_ACTIONS = [
   'handshake',
@@ -188,19 +191,22 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       for (const { documentId } of rows) found.set(documentId, { uid, documentId });
     }
     if (userAbility === undefined) return found;
+    // One look-up of each type's title field for the page, however many of its entries it lists.
+    const titleFields = new Map<string, Promise<TitleField | undefined>>();
     for (const location of found.values()) {
-      const title = await titleOf(location, userAbility);
+      if (!titleFields.has(location.uid)) titleFields.set(location.uid, titleFieldOf(location.uid));
+      const field = await titleFields.get(location.uid);
+      const title = field && (await titleOf(location, field, userAbility));
       if (title) location.title = title;
     }
     return found;
   }
 
   /**
-   * The entry's title as the Content Manager lists it (its type's "entry title" field), in the
-   * locale the plugin writes, when the admin may read that field of that entry as the Content
-   * Manager judges it (conditions such as "only their own entries" included).
+   * The type's title field as the Content Manager lists its entries ("entry title"), and the
+   * locale the plugin writes it in; none for a type the contract does not write to, or titled by id.
    */
-  async function titleOf({ uid, documentId }: EntryLocation, userAbility: unknown) {
+  async function titleFieldOf(uid: string): Promise<TitleField | undefined> {
     const contentType = contentTypeOf(strapi, uid);
     const mapping = getService(strapi, 'mapping');
     const resource = RESOURCE_KINDS.map((kind) => mapping.resource(kind)).find(
@@ -214,6 +220,18 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const mainField: string | undefined = configuration?.settings?.mainField;
     if (!mainField || mainField === 'id' || mainField === 'documentId') return undefined;
     const { locale } = await getService(strapi, 'locales').scopeOf(resource);
+    return { mainField, locale };
+  }
+
+  /**
+   * The entry's title, when the admin may read that field of that entry as the Content Manager
+   * judges it (conditions such as "only their own entries" included).
+   */
+  async function titleOf(
+    { uid, documentId }: EntryLocation,
+    { mainField, locale }: TitleField,
+    userAbility: unknown
+  ) {
     const access = await getService(strapi, 'content-access').of(userAbility, uid, documentId, locale);
     if (!access?.mayRead()) return undefined;
     const entry = await documentsOf(strapi, uid).findOne({
