@@ -860,6 +860,16 @@ describe('any input', () => {
     );
   });
 
+  it('keeps the whole of a tag left unterminated at the end of the HTML', () => {
+    // Found by the property below (fast-check seed 1964038309): the kept source lost its last `! `.
+    const html = '<pre><code class="language-js"><p><A/! ';
+    const visible = visibleTextOfHtml(html);
+    const bounded = htmlToBlocks(html, { maxBlocks: 1 });
+    expect(visibleTextOfBlocks(bounded.blocks, html)).toBe(visible);
+    expect(visibleTextOfBlocks(htmlToBlocks(html).blocks, html)).toBe(visible);
+    for (const fallback of bounded.fallbacks) expect(html).toContain(fallback.html);
+  });
+
   it('loses no visible text and reorders none, within the block limit or past it', () => {
     fc.assert(
       fc.property(

@@ -122,7 +122,22 @@ export function linearParser(handler: Partial<Handler>, options?: ParserOptions)
     }
   };
   endEndTagsAtTheirBracket(parser, handler, internals.tokenizer);
+  endOpenElementsWithTheDocument(parser, internals.tokenizer);
   return parser;
+}
+
+/**
+ * At the end of the document htmlparser2 closes the elements still open where its last token
+ * started, and drops a tag left unterminated there (`<p><a/! `): an element's source sliced from
+ * those indexes lost that tag's last characters. The elements the document's end closes end with
+ * the document, so a fallback keeps every character of its source.
+ */
+function endOpenElementsWithTheDocument(parser: Parser, tokenizer: { buffer: string; offset: number }) {
+  const endDocument = parser.onend.bind(parser);
+  parser.onend = () => {
+    parser.startIndex = tokenizer.offset + tokenizer.buffer.length;
+    endDocument();
+  };
 }
 
 /**
