@@ -106,6 +106,25 @@ describe('a required seo part that was not sent', () => {
       'seo was not stored: this site requires seo.metaDescription; send seo.description or an excerpt of at least 20 characters.',
     ]);
   });
+
+  it('leaves the component out, with a note, when a required part no post field fills was not sent', () => {
+    const notes: string[] = [];
+    const requiredKeywords: FieldTarget = {
+      ...component,
+      seo: { ...component.seo, keywords: { ...textPart('keywords', {}), attributeType: 'text' } },
+    };
+
+    const value = seoComponentValue(
+      requiredKeywords,
+      { title: 'Sent', description: CONTENT_TEXT },
+      undefined,
+      fallbacksFor({}),
+      notes
+    );
+
+    expect(value).toBeUndefined();
+    expect(notes).toEqual(['seo was not stored: this site requires seo.keywords; send seo.keywords.']);
+  });
 });
 
 describe('the seo object in a JSON attribute', () => {

@@ -1,17 +1,14 @@
 import { z } from 'zod';
 import { CAPABILITIES } from '../contract/capabilities';
 import { isValidTimeZone } from '../contract/dates';
+import { SEO_PART_NAMES } from '../contract/seo-parts';
 import { allowListEntryProblem } from '../network/address-guard';
 import { RESOURCE_KINDS } from '../mapping/catalogue';
 
 const MEGABYTE = 1024 * 1024;
 
 const seoMapping = z
-  .object({
-    title: z.string().optional(),
-    description: z.string().optional(),
-    keywords: z.string().optional(),
-  })
+  .object(Object.fromEntries(SEO_PART_NAMES.map((part) => [part, z.string().optional()])))
   .strict();
 
 /** A component uid of the zone, or `false` for none (that part of the HTML stays in the text). */
@@ -32,8 +29,7 @@ const zoneMapping = z
   .strict();
 
 const fieldMapping = z.union([z.string().min(1), seoMapping, zoneMapping], {
-  error:
-    'must be an attribute name, an seo object { title, description, keywords }, or a dynamic zone object { attribute, components: { text, image, quote } }',
+  error: `must be an attribute name, an seo object { ${SEO_PART_NAMES.join(', ')} }, or a dynamic zone object { attribute, components: { text, image, quote } }`,
 });
 
 const contentTypeMapping = z

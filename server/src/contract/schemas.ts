@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SEO_PART_NAMES, SEO_PARTS, type SeoPartKind, type SeoPartName } from './seo-parts';
 
 /**
  * The contract's request bodies (contract-v1 section 2) as zod schemas: one source for
@@ -18,6 +19,13 @@ export const POST_STATUSES = ['publish', 'draft'] as const;
 
 const optional = <T extends z.ZodType>(schema: T) =>
   z.preprocess((value) => (value === null ? undefined : value), schema.optional());
+
+/** Every schema of `shape` optional, as `optional` makes one. */
+function optionalEach<Shape extends Record<string, z.ZodType>>(shape: Shape) {
+  return Object.fromEntries(Object.entries(shape).map(([key, schema]) => [key, optional(schema)])) as {
+    [Key in keyof Shape]: ReturnType<typeof optional<Shape[Key]>>;
+  };
+}
 
 const shortText = z.string().max(SHORT_TEXT_MAX);
 const longText = z.string();
@@ -54,11 +62,18 @@ function isValidPublishDate(value: string): boolean {
   );
 }
 
-export const seoSchema = z.object({
-  title: optional(longText),
-  description: optional(longText),
-  keywords: optional(z.array(shortText).max(NAMES_MAX)),
-});
+const SEO_VALUES = {
+  text: longText,
+  url: httpUrl,
+  names: z.array(shortText).max(NAMES_MAX),
+} satisfies Record<SeoPartKind, z.ZodType>;
+
+/** Each part's schema, by the kind the table gives it. */
+const seoValueSchemas = Object.fromEntries(
+  SEO_PART_NAMES.map((part) => [part, SEO_VALUES[SEO_PARTS[part].kind]])
+) as { [Part in SeoPartName]: (typeof SEO_VALUES)[(typeof SEO_PARTS)[Part]['kind']] };
+
+export const seoSchema = z.object(optionalEach(seoValueSchemas));
 
 const postFields = {
   title,

@@ -3,6 +3,7 @@
  * content type by naming, for each contract field, the attribute that holds it; the plugin's
  * own types use the defaults below.
  */
+import { SEO_PART_NAMES, seoPartSpec, type SeoPartName } from '../contract/seo-parts';
 
 export const RESOURCE_KINDS = [
   'post',
@@ -148,13 +149,22 @@ export function adapterFor(role: FieldRole, attributeType: string): Adapter | un
   }
 }
 
-export type SeoMapping = { title?: string; description?: string; keywords?: string };
+/** The attribute of the site's type each part of the seo object goes into. */
+export type SeoMapping = Partial<Record<SeoPartName, string>>;
 /** HTML into a dynamic zone; a component left out is chosen from the zone, `false` means none. */
 export type ZoneMapping = {
   attribute: string;
   components?: { text?: string; image?: string | false; quote?: string | false };
 };
 export type FieldMapping = string | SeoMapping | ZoneMapping;
+
+/** Where the plugin's own post type keeps the seo parts it has an attribute for. */
+const OWN_SEO_ATTRIBUTES: SeoMapping = Object.fromEntries(
+  SEO_PART_NAMES.flatMap((part) => {
+    const attribute = seoPartSpec(part).ownAttribute;
+    return attribute ? [[part, attribute]] : [];
+  })
+);
 
 /** The plugin's own content types, used for every resource a site does not map. */
 export const DEFAULT_MAPPING: Record<ResourceKind, { uid: string; fields: Record<string, FieldMapping> }> = {
@@ -171,7 +181,7 @@ export const DEFAULT_MAPPING: Record<ResourceKind, { uid: string; fields: Record
       author: 'author',
       featured_image: 'featuredImage',
       reading_time: 'readingTime',
-      seo: { title: 'seoTitle', description: 'seoDescription', keywords: 'seoKeywords' },
+      seo: OWN_SEO_ATTRIBUTES,
       source_id: 'sourceId',
     },
   },

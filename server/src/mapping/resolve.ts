@@ -1,3 +1,4 @@
+import { SEO_PART_NAMES, SEO_PARTS, seoPartSpec, type SeoPartName } from '../contract/seo-parts';
 import {
   adapterFor,
   DEFAULT_MAPPING,
@@ -44,7 +45,7 @@ export type SeoPart = {
   /** Set when the site's component refuses to be saved without this part. */
   required?: boolean;
 };
-export type SeoParts = { title?: SeoPart; description?: SeoPart; keywords?: SeoPart };
+export type SeoParts = Partial<Record<SeoPartName, SeoPart>>;
 
 export type FieldTarget = {
   adapter: Adapter;
@@ -84,13 +85,6 @@ export type MappingConfig = Partial<
   Record<ResourceKind, { uid: string; fields: Record<string, FieldMapping> }>
 >;
 export type ResolvedMapping = { resources: Record<ResourceKind, ResolvedResource>; problems: string[] };
-
-/** The community SEO plugin's `shared.seo` attribute names, which sites copy. */
-const SEO_COMPONENT_PARTS = {
-  title: 'metaTitle',
-  description: 'metaDescription',
-  keywords: 'keywords',
-} as const;
 
 /** Relation kinds that hold a list; the others (manyToOne, oneToOne, oneWay, morphToOne) hold one entry. */
 const MULTIPLE_RELATIONS = ['oneToMany', 'manyToMany', 'manyWay', 'morphToMany'];
@@ -260,6 +254,10 @@ function adapterDetails(
   return {};
 }
 
+/** How an seo part is written into an attribute of this type: a list of names, or text. */
+const seoPartAdapter = (part: SeoPartName, attribute: AttributeSchema) =>
+  adapterFor(seoPartSpec(part).kind === 'names' ? 'names' : 'text', attribute.type);
+
 function resolveSeoFields(
   mapping: SeoMapping,
   attributes: Record<string, AttributeSchema>,
@@ -268,17 +266,14 @@ function resolveSeoFields(
   problems: string[]
 ): SeoParts | undefined {
   const parts: SeoParts = {};
-  for (const part of ['title', 'description', 'keywords'] as const) {
+  for (const part of SEO_PART_NAMES) {
     const name = mapping[part];
     if (!name) continue;
     const attribute = attributes[name];
-    const adapter =
-      attribute &&
-      (part === 'keywords' ? adapterFor('names', attribute.type) : adapterFor('text', attribute.type));
+    const adapter = attribute && seoPartAdapter(part, attribute);
     if (!attribute || !adapter || adapter === 'relation') {
-      problems.push(
-        `${at}.${part}: ${uid} has no text${part === 'keywords' ? ' or JSON' : ''} attribute "${name}".`
-      );
+      const names = seoPartSpec(part).kind === 'names';
+      problems.push(`${at}.${part}: ${uid} has no text${names ? ' or JSON' : ''} attribute "${name}".`);
       return undefined;
     }
     parts[part] = { attribute: name, adapter, attributeType: attribute.type, limits: limitsOf(attribute) };
@@ -298,12 +293,11 @@ function resolveSeoComponent(
     return undefined;
   }
   const parts: SeoParts = {};
-  for (const part of ['title', 'description', 'keywords'] as const) {
-    const name = SEO_COMPONENT_PARTS[part];
+  for (const part of SEO_PART_NAMES) {
+    const name = seoPartSpec(part).componentAttribute;
     const partAttribute = component.attributes[name];
     if (!partAttribute) continue;
-    const adapter =
-      part === 'keywords' ? adapterFor('names', partAttribute.type) : adapterFor('text', partAttribute.type);
+    const adapter = seoPartAdapter(part, partAttribute);
     if (adapter)
       parts[part] = {
         attribute: name,
@@ -314,7 +308,10 @@ function resolveSeoComponent(
       };
   }
   if (!parts.title && !parts.description) {
-    problems.push(`${at}: component ${attribute.component} has neither metaTitle nor metaDescription.`);
+    const { title, description } = SEO_PARTS;
+    problems.push(
+      `${at}: component ${attribute.component} has neither ${title.componentAttribute} nor ${description.componentAttribute}.`
+    );
     return undefined;
   }
   return parts;

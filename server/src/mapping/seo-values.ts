@@ -4,6 +4,7 @@
  * post's content as plain text, and the notes go back with the request's answer.
  */
 import type { Seo } from '../contract/schemas';
+import { SEO_PART_NAMES, seoPartSpec, type SeoFillSource, type SeoPartName } from '../contract/seo-parts';
 import type { Resource } from '../resources';
 import type { ContractInput } from '../services/types';
 import { fitText } from './fit';
@@ -13,18 +14,22 @@ import { fittedText, namesValue } from './text-values';
 type StoredValues = Record<string, unknown>;
 
 /** A candidate for a required part the publisher did not send, named for the note. */
-type SeoFallback = { source: string; value: unknown };
-export type SeoFallbacks = { title: SeoFallback[]; description: SeoFallback[] };
+type SeoFallback = { source: SeoFillSource; value: unknown };
+export type SeoFallbacks = Record<SeoPartName, SeoFallback[]>;
 
-function seoValue(part: SeoPart, value: string | string[], label: string, notes: string[]): unknown {
-  if (Array.isArray(value)) return namesValue(`seo.${label}`, value, part, notes);
-  return fittedText(`seo.${label}`, part, value, notes);
+function seoValue(mapped: SeoPart, value: string | string[], part: SeoPartName, notes: string[]): unknown {
+  const label = `seo.${part}`;
+  if (Array.isArray(value)) return namesValue(label, value, mapped, notes);
+  return fittedText(label, mapped, value, notes, {
+    identifier: seoPartSpec(part).kind === 'url',
+    optional: true,
+  });
 }
 
 /** The sent parts by the attribute each goes into; a part cut away to nothing is left out. */
 export function seoParts(target: FieldTarget, seo: Seo, notes: string[]): StoredValues {
   const values: StoredValues = {};
-  for (const part of ['title', 'description', 'keywords'] as const) {
+  for (const part of SEO_PART_NAMES) {
     const mapped = target.seo?.[part];
     const value = seo[part];
     if (!mapped || value === undefined) continue;
@@ -35,8 +40,9 @@ export function seoParts(target: FieldTarget, seo: Seo, notes: string[]): Stored
 }
 
 /**
- * What a required seo part falls back to, best first: the post's title; its excerpt, then the
- * text of its content. A field not sent is read from the stored document when it holds text.
+ * What each required seo part falls back to, best first, as SEO_PARTS says: the post's title;
+ * its excerpt, then the text of its content. A field not sent is read from the stored document
+ * when it holds text.
  */
 export function seoFallbacks(
   resource: Resource,
@@ -49,13 +55,14 @@ export function seoFallbacks(
     return input[field] ?? (target?.adapter === 'text' ? current?.[target.attribute] : undefined);
   };
   const content = input.content;
-  return {
-    title: [{ source: 'title', value: stored('title') }],
-    description: [
-      { source: 'excerpt', value: stored('excerpt') },
-      { source: 'content', value: typeof content === 'string' ? plainText(content) : undefined },
-    ],
-  };
+  const valueOf = (source: SeoFillSource) =>
+    source === 'content' ? (typeof content === 'string' ? plainText(content) : undefined) : stored(source);
+  return Object.fromEntries(
+    SEO_PART_NAMES.map((part) => [
+      part,
+      (seoPartSpec(part).fill?.from ?? []).map((source) => ({ source, value: valueOf(source) })),
+    ])
+  ) as SeoFallbacks;
 }
 
 /** The first fallback that fits the part's attribute (cut if need be). */
@@ -78,7 +85,7 @@ export function withRequiredSeo(
   fallbacks: SeoFallbacks,
   notes: string[]
 ): StoredValues | undefined {
-  for (const part of ['title', 'description'] as const) {
+  for (const part of SEO_PART_NAMES) {
     const mapped = target.seo?.[part];
     if (!mapped?.required || parts[mapped.attribute] !== undefined) continue;
     if (existing?.[mapped.attribute]) {
@@ -89,7 +96,8 @@ export function withRequiredSeo(
     const filled = firstFitting(mapped, fallbacks[part]);
     if (!filled || !('value' in filled.fitted)) {
       const min = mapped.limits.min ? ` of at least ${mapped.limits.min} characters` : '';
-      const what = part === 'title' ? 'seo.title' : 'seo.description or an excerpt';
+      const orSend = seoPartSpec(part).fill?.orSend;
+      const what = orSend ? `seo.${part} or ${orSend}` : `seo.${part}`;
       notes.push(`seo was not stored: this site requires ${where}; send ${what}${min}.`);
       return undefined;
     }

@@ -10,16 +10,19 @@ import { fitNames, fitText, maxLengthOf, type TextBounds } from './fit';
 /**
  * `value` as the attribute can hold it: cut at a word boundary when too long, left out when
  * shorter than its minLength or when not even its first character fits, each noted. An
- * identifier is never cut and a name is never left out: those answer 400 naming the field instead.
+ * identifier is never cut and a name is never left out: those answer 400 naming the field instead,
+ * unless they are `optional` (a part of the seo object, which never costs the post): then an
+ * identifier that does not fit is left out, noted.
  */
 export function fittedText(
   label: string,
   target: TextBounds & { attribute: string },
   value: string,
   notes: string[],
-  { identifier = false, name = false } = {}
+  { identifier = false, name = false, optional = false } = {}
 ): string | undefined {
   const fitted = fitText(value, target, { cuttable: !identifier });
+  const refused = (identifier || name) && !optional;
   switch (fitted.outcome) {
     case 'fits':
       return fitted.value;
@@ -29,6 +32,12 @@ export function fittedText(
       );
       return fitted.value;
     case 'tooLong':
+      if (!refused) {
+        notes.push(
+          `${label} was not stored: ${target.attribute} holds at most ${fitted.max} characters (got ${value.length}), and it is never shortened.`
+        );
+        return undefined;
+      }
       throw new ContractError(
         400,
         `Invalid request: ${label}: this site stores it in a field of at most ${fitted.max} characters (got ${value.length}), and an identifier is never shortened.`
@@ -37,7 +46,7 @@ export function fittedText(
       // Strapi counts maxLength in UTF-16 units, so the grapheme cannot be kept whole either. A
       // name or an identifier is refused, never stored empty; any other text is left out, as a
       // too short one is: a value that cannot fit never costs the post its publish.
-      if (identifier || name) {
+      if (refused) {
         throw new ContractError(
           400,
           `Invalid request: ${label}: not even its first character fits in ${target.attribute} (at most ${fitted.max} characters, ${value.length} sent), and it is never stored empty. Send a shorter value.`
@@ -48,7 +57,7 @@ export function fittedText(
       );
       return undefined;
     case 'tooShort':
-      if (identifier || name) {
+      if (refused) {
         throw new ContractError(
           400,
           `Invalid request: ${label}: this site needs at least ${fitted.min} characters in ${target.attribute} (got ${value.length}).`
