@@ -203,7 +203,7 @@ test('the settings page is told where each resource goes', () => {
   expect(post.fields).toContainEqual({ field: 'content', attribute: 'content', storedAs: 'blocks' });
   expect(post.fields).toContainEqual({
     field: 'seo',
-    attribute: 'seo.metaTitle, seo.metaDescription, seo.keywords',
+    attribute: 'seo.metaTitle, seo.metaDescription, seo.keywords, seo.canonicalURL',
     storedAs: 'seoComponent',
   });
   const author = storage.find((entry: { resource: string }) => entry.resource === 'author');

@@ -20,6 +20,7 @@ function fieldsOf(post: StoredPost) {
     seoTitle: post.seoTitle,
     seoDescription: post.seoDescription,
     seoKeywords: post.seoKeywords,
+    seoCanonicalUrl: post.seoCanonicalUrl,
     sourceId: post.sourceId,
     categories: post.categories.map((category: StoredPost) => category.name),
     categoryIds: post.categories.map((category: StoredPost) => category.documentId),
@@ -413,6 +414,24 @@ describe('posts', () => {
         seoDescription: 'Only the description',
         seoKeywords: ['only', 'keywords'],
       });
+    });
+
+    it('stores seo.canonical_url whole, keeps it through other seo parts, and refuses one that is not http(s)', async () => {
+      const canonical = `https://publisher.example/${'a-long-canonical-path/'.repeat(14)}`;
+      await put(id, { seo: { canonical_url: canonical } });
+      await put(id, { seo: { title: 'Another SEO title' } });
+      expect(await readFields(id)).toEqual({
+        ...original,
+        seoTitle: 'Another SEO title',
+        seoCanonicalUrl: canonical,
+      });
+
+      const refused = await site.send('PUT', `/posts/${id}`, {
+        seo: { canonical_url: 'javascript:alert(1)' },
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toContain('seo.canonical_url');
+      expect((await readFields(id)).seoCanonicalUrl).toBe(canonical);
     });
 
     it('reads null fields and an empty body as "nothing to change"', async () => {

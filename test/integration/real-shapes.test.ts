@@ -261,6 +261,29 @@ describe('the example Article (categories manyToMany, author manyToOne, seo with
     );
   });
 
+  test('seo.canonical_url goes whole into canonicalURL, stays through a partial seo update, and one too long is left out with a note', async () => {
+    const canonical = 'https://coffee.example/guides/water-for-coffee-hardness-minerals-and-taste';
+    const id = await publish(site, {
+      title: 'Water for coffee',
+      excerpt: LONG_EXCERPT,
+      seo: { canonical_url: canonical },
+    });
+    for (const row of await bothVersions(site, ARTICLE, id, ['seo'])) {
+      expect(row.seo).toMatchObject({ canonicalURL: canonical, metaTitle: 'Water for coffee' });
+    }
+
+    expect((await site.send('PUT', `/posts/${id}`, { seo: { title: 'Water, again' } })).status).toBe(200);
+    const tooLong = `https://coffee.example/${'very-long-path-'.repeat(20)}`;
+    expect((await site.send('PUT', `/posts/${id}`, { seo: { canonical_url: tooLong } })).status).toBe(200);
+
+    for (const row of await bothVersions(site, ARTICLE, id, ['seo'])) {
+      expect(row.seo).toMatchObject({ canonicalURL: canonical, metaTitle: 'Water, again' });
+    }
+    expect(await activityNotes(site, id)).toContainEqual(
+      `seo.canonical_url was not stored: canonicalURL holds at most 255 characters (got ${tooLong.length}), and it is never shortened.`
+    );
+  });
+
   test('seo that cannot fill a required part is left out with a note, and the post is stored', async () => {
     const id = await publish(site, {
       title: 'Short one',

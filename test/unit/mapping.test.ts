@@ -106,6 +106,7 @@ describe('resolveMapping', () => {
         required: true,
       },
       keywords: { attribute: 'keywords', adapter: 'names', attributeType: 'text', limits: {} },
+      canonical_url: { attribute: 'canonicalURL', adapter: 'text', attributeType: 'string', limits: {} },
     });
     expect(post.fields.reading_time).toMatchObject({ adapter: 'text', attribute: 'readingTime' });
     expect(post.unmapped).toEqual([]);
@@ -369,7 +370,7 @@ describe("content in a dynamic zone (the example template's Article)", () => {
     expect(() =>
       config.validator(withPost({ content: { attribute: 'blocks', components: { txt: 'x' } } }))
     ).toThrow(
-      'contentTypes.post.fields.content: must be an attribute name, an seo object { title, description, keywords }, or a dynamic zone object { attribute, components: { text, image, quote } }'
+      'contentTypes.post.fields.content: must be an attribute name, an seo object { title, description, keywords, canonical_url }, or a dynamic zone object { attribute, components: { text, image, quote } }'
     );
   });
 });

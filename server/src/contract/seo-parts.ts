@@ -38,6 +38,8 @@ export const SEO_PARTS = {
     fill: { from: ['excerpt', 'content'], orSend: 'an excerpt' },
   },
   keywords: { kind: 'names', componentAttribute: 'keywords', ownAttribute: 'seoKeywords' },
+  /** Not in contract-v1's table; a publisher that sends it has it stored (unknown fields are dropped). */
+  canonical_url: { kind: 'url', componentAttribute: 'canonicalURL', ownAttribute: 'seoCanonicalUrl' },
 } as const satisfies Record<string, SeoPartSpec>;
 
 export type SeoPartName = keyof typeof SEO_PARTS;
