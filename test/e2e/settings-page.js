@@ -155,6 +155,11 @@ const settingsPageSteps = [
         (await sendSigned(baseUrl, 'POST', '/handshake', {})).status === 401,
         'a request passed before any key'
       );
+      // The form checks with the server's schema, in its words, before anything is sent.
+      await page.getByLabel('Connection key').fill(KEY.slice(0, 15));
+      await page
+        .getByText('Connection key is too short: paste the whole key (at least 16 characters)')
+        .waitFor();
       await page.getByLabel('Connection key').fill(KEY);
       // Test connection sends the key only to a configured address, never to the page's own.
       await page.getByLabel('Public URL').fill(baseUrl);

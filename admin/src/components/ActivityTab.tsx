@@ -1,15 +1,14 @@
 import * as React from 'react';
-import { Box, Button, Flex, Typography } from '@strapi/design-system';
-import { ArrowClockwise } from '@strapi/icons';
-import { Filters, Page, Pagination, Table, useQueryParams } from '@strapi/strapi/admin';
+import { Box, Flex, Typography } from '@strapi/design-system';
+import { Filters, Page, useQueryParams } from '@strapi/strapi/admin';
 import { useIntl } from 'react-intl';
 import { useFormatDateTime } from '../hooks/useFormatDateTime';
 import { useGetPublishBridgeActivityQuery } from '../services/api';
 import type { ActivityItem, ActivityQuery } from '../types';
 import { getTranslation } from '../utils/getTranslation';
-import { DetailsModal } from './DetailsModal';
 import { EntryLink } from './EntryLink';
 import { HttpStatus } from './HttpStatus';
+import { LogTable, RefreshButton, type LogColumn, type LogDetails } from './LogTable';
 import { isRefusalAggregate, useRefusalText } from './refusals';
 
 /** A cell read without hovering: long reasons and notes wrap, one note a line, none cut short. */
@@ -24,13 +23,12 @@ const WrappedText = ({ children }: { children: React.ReactNode }) => (
 const OUTCOME_LABELS = { success: 'Success', rejected: 'Rejected', error: 'Error' } as const;
 
 /** `prefix`: the contract routes' path prefix, left out of the Request column (it is on every row). */
-// Over 50 lines: the table's JSX, and its filters, columns and details as translated data.
+// Over 50 lines: its filters, columns and details as translated data.
 export const ActivityTab = ({ prefix }: { prefix: string }) => {
   const { formatMessage } = useIntl();
   const formatDateTime = useFormatDateTime();
   const refusalText = useRefusalText();
   const [{ query }] = useQueryParams<ActivityQuery>();
-  const [selected, setSelected] = React.useState<ActivityItem>();
   const { data, isLoading, isFetching, isError, refetch } = useGetPublishBridgeActivityQuery(
     { page: query.page ?? 1, pageSize: query.pageSize ?? 10, filters: query.filters },
     { refetchOnMountOrArgChange: true }
@@ -69,23 +67,12 @@ export const ActivityTab = ({ prefix }: { prefix: string }) => {
       options: (data?.filterOptions.action ?? []).map((action) => ({ label: action, value: action })),
     },
   ];
-  const headers = [
-    { name: 'receivedAt', label: t('activity.column.time', 'Time') },
-    // The request (method and path, or a refusal count) under its action: one column less to scroll past.
-    { name: 'action', label: t('activity.column.action', 'Action') },
-    { name: 'entityId', label: t('activity.column.entry', 'Entry') },
-    { name: 'httpStatus', label: t('activity.column.status', 'Status') },
-    // Why a request was refused, or what the site adjusted while storing one that succeeded: one
-    // column, as a request has one or the other, so the table fits a laptop's width unscrolled.
-    { name: 'reason', label: t('activity.column.reasonOrNotes', 'Reason or notes') },
-  ];
-
   const shortPath = (path: string) => (path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : path);
   const requestText = (item: ActivityItem) =>
     isRefusalAggregate(item) ? refusalText.summary(item) : `${item.method} ${shortPath(item.path)}`;
 
   /** An aggregate of refusals has no single request: its details are counts, times and a sample. */
-  const detailsOf = (item: ActivityItem) =>
+  const detailsOf = (item: ActivityItem): LogDetails =>
     isRefusalAggregate(item)
       ? {
           title: refusalText.summary(item),
@@ -121,6 +108,50 @@ export const ActivityTab = ({ prefix }: { prefix: string }) => {
           ],
         };
 
+  const columns: LogColumn<ActivityItem>[] = [
+    {
+      name: 'receivedAt',
+      label: t('activity.column.time', 'Time'),
+      cell: (item) => <Typography textColor="neutral800">{formatDateTime(item.receivedAt)}</Typography>,
+    },
+    // The request (method and path, or a refusal count) under its action: one column less to scroll past.
+    {
+      name: 'action',
+      label: t('activity.column.action', 'Action'),
+      cell: (item) => (
+        <Flex direction="column" alignItems="flex-start" gap={1} maxWidth="16rem">
+          <Typography textColor="neutral800">{item.action}</Typography>
+          <Typography variant="pi" textColor="neutral600" style={{ whiteSpace: 'normal' }}>
+            {requestText(item)}
+          </Typography>
+        </Flex>
+      ),
+    },
+    {
+      name: 'entityId',
+      label: t('activity.column.entry', 'Entry'),
+      cell: (item) => (
+        <Typography textColor="neutral800">
+          <EntryLink id={item.entityId} entry={item.entry} />
+        </Typography>
+      ),
+    },
+    {
+      name: 'httpStatus',
+      label: t('activity.column.status', 'Status'),
+      cell: (item) => <HttpStatus status={item.httpStatus} outcome={item.outcome} />,
+    },
+    // Why a request was refused, or what the site adjusted while storing one that succeeded: one
+    // column, as a request has one or the other, so the table fits a laptop's width unscrolled.
+    {
+      name: 'reason',
+      label: t('activity.column.reasonOrNotes', 'Reason or notes'),
+      cell: (item) => (
+        <WrappedText>{[item.reason, ...(item.notes ?? [])].filter(Boolean).join('\n') || '-'}</WrappedText>
+      ),
+    },
+  ];
+
   if (isError) return <Page.Error />;
   const results = data?.results ?? [];
 
@@ -140,69 +171,19 @@ export const ActivityTab = ({ prefix }: { prefix: string }) => {
             )}
           </Typography>
         </Flex>
-        <Button
-          variant="tertiary"
-          size="S"
-          startIcon={<ArrowClockwise />}
-          loading={isFetching}
-          onClick={refetch}
-        >
-          {t('logs.refresh', 'Refresh')}
-        </Button>
+        <RefreshButton isFetching={isFetching} onClick={refetch} />
       </Flex>
-      <Table.Root rows={results} headers={headers} isLoading={isLoading}>
-        <Table.Content>
-          <Table.Head>
-            {headers.map((header) => (
-              <Table.HeaderCell key={header.name} {...header} sortable={false} />
-            ))}
-          </Table.Head>
-          <Table.Empty
-            content={t(
-              'activity.empty',
-              'No requests yet. Every request the publisher sends to the base URL appears here.'
-            )}
-          />
-          <Table.Loading />
-          <Table.Body>
-            {results.map((item) => (
-              <Table.Row key={item.id} onClick={() => setSelected(item)} style={{ cursor: 'pointer' }}>
-                <Table.Cell>
-                  <Typography textColor="neutral800">{formatDateTime(item.receivedAt)}</Typography>
-                </Table.Cell>
-                <Table.Cell>
-                  <Flex direction="column" alignItems="flex-start" gap={1} maxWidth="16rem">
-                    <Typography textColor="neutral800">{item.action}</Typography>
-                    <Typography variant="pi" textColor="neutral600" style={{ whiteSpace: 'normal' }}>
-                      {requestText(item)}
-                    </Typography>
-                  </Flex>
-                </Table.Cell>
-                <Table.Cell>
-                  <Typography textColor="neutral800">
-                    <EntryLink id={item.entityId} entry={item.entry} />
-                  </Typography>
-                </Table.Cell>
-                <Table.Cell>
-                  <HttpStatus status={item.httpStatus} outcome={item.outcome} />
-                </Table.Cell>
-                <Table.Cell>
-                  <WrappedText>
-                    {[item.reason, ...(item.notes ?? [])].filter(Boolean).join('\n') || '-'}
-                  </WrappedText>
-                </Table.Cell>
-              </Table.Row>
-            ))}
-          </Table.Body>
-        </Table.Content>
-      </Table.Root>
-      {data ? (
-        <Pagination.Root pageCount={data.pagination.pageCount} total={data.pagination.total}>
-          <Pagination.PageSize />
-          <Pagination.Links />
-        </Pagination.Root>
-      ) : null}
-      {selected ? <DetailsModal {...detailsOf(selected)} onClose={() => setSelected(undefined)} /> : null}
+      <LogTable
+        columns={columns}
+        rows={results}
+        isLoading={isLoading}
+        emptyText={t(
+          'activity.empty',
+          'No requests yet. Every request the publisher sends to the base URL appears here.'
+        )}
+        pagination={data?.pagination}
+        detailsOf={detailsOf}
+      />
     </Flex>
   );
 };

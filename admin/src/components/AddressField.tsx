@@ -3,9 +3,9 @@ import type { TextFieldProps } from './SecretKeyField';
 
 type Props = TextFieldProps & { placeholder: string };
 
-/** An http(s) address the server will send a key to; the form checks it as the server does. */
+/** An http(s) address the server will send a key to; the form checks it with the server's schema. */
 export const AddressField = ({ name, label, hint, error, value, placeholder, disabled, onChange }: Props) => (
-  <Field.Root name={name} hint={hint} error={error}>
+  <Field.Root name={name} hint={hint} error={error && `${label} ${error}`}>
     <Field.Label>{label}</Field.Label>
     <TextInput
       type="url"

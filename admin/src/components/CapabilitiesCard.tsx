@@ -5,18 +5,12 @@ import type { Settings } from '../types';
 import { getTranslation } from '../utils/getTranslation';
 import { Card } from './Card';
 
-const LABELS: Record<string, string> = {
-  'posts.delete': 'Delete posts',
-  blog_categories: 'Blog categories',
-  authors: 'Authors',
-  products: 'Products',
-  product_categories: 'Product categories',
-  seo: 'SEO',
-  'pages.list': 'List pages',
-};
-
 type Props = { settings: Settings; form: SettingsForm; canUpdate: boolean };
 
+/**
+ * A capability's label and description are in translations/en.json only, keyed by its name
+ * (`capabilities.<name>.label`, `.description`); a capability without them shows its name.
+ */
 // Over 50 lines: a card's JSX and its translated text; it only chooses what to show.
 export const CapabilitiesCard = ({ settings, form, canUpdate }: Props) => {
   const { formatMessage } = useIntl();
@@ -39,14 +33,14 @@ export const CapabilitiesCard = ({ settings, form, canUpdate }: Props) => {
       })}
     >
       <Grid.Root gap={6}>
-        {settings.capabilities.map(({ name, description, available, unavailableReason }) => (
+        {settings.capabilities.map(({ name, available, unavailableReason }) => (
           <Grid.Item key={name} col={6} s={12} direction="column" alignItems="stretch">
             <Field.Root
               name={`capabilities.${name}`}
               hint={[
                 `${formatMessage({
                   id: getTranslation(`capabilities.${name}.description`),
-                  defaultMessage: description,
+                  defaultMessage: name,
                 })} (${name})`,
                 // The server's reason names the site's own mapping: it is not translated.
                 available ? '' : unavailableReason,
@@ -57,7 +51,7 @@ export const CapabilitiesCard = ({ settings, form, canUpdate }: Props) => {
               <Field.Label>
                 {formatMessage({
                   id: getTranslation(`capabilities.${name}.label`),
-                  defaultMessage: LABELS[name] ?? name,
+                  defaultMessage: name,
                 })}
               </Field.Label>
               <Toggle

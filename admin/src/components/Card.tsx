@@ -1,5 +1,6 @@
 import * as React from 'react';
-import { Box, Flex, Typography } from '@strapi/design-system';
+import { Alert, Box, Flex, Typography } from '@strapi/design-system';
+import { useIntl } from 'react-intl';
 
 type CardProps = {
   title: string;
@@ -29,3 +30,19 @@ export const Card = ({ title, subtitle, action, children }: CardProps) => (
     </Flex>
   </Box>
 );
+
+type CardAlertProps = { variant: 'danger' | 'warning'; title: string; children: React.ReactNode };
+
+/** A problem a card reports above its fields, closed with Strapi's own "Close". */
+export const CardAlert = ({ variant, title, children }: CardAlertProps) => {
+  const { formatMessage } = useIntl();
+  return (
+    <Alert
+      variant={variant}
+      closeLabel={formatMessage({ id: 'global.close', defaultMessage: 'Close' })}
+      title={title}
+    >
+      {children}
+    </Alert>
+  );
+};

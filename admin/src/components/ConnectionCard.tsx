@@ -1,5 +1,4 @@
 import {
-  Alert,
   Badge,
   Field,
   Flex,
@@ -13,12 +12,11 @@ import { Duplicate } from '@strapi/icons';
 import { useClipboard, useNotification } from '@strapi/strapi/admin';
 import { useIntl } from 'react-intl';
 import { useFormatDateTime } from '../hooks/useFormatDateTime';
-import { useProblemText } from '../hooks/useProblemText';
 import type { SettingsForm } from '../hooks/useSettingsForm';
 import type { Settings } from '../types';
 import { getTranslation } from '../utils/getTranslation';
 import { AddressField } from './AddressField';
-import { Card } from './Card';
+import { Card, CardAlert } from './Card';
 import { SecretKeyField } from './SecretKeyField';
 
 const GRACE_PERIODS = [
@@ -53,7 +51,6 @@ export const ConnectionCard = ({ settings, form, canUpdate }: Props) => {
   const { formatMessage } = useIntl();
   const formatDateTime = useFormatDateTime();
   const { connectionKey, encryptionAvailable } = settings;
-  const errorText = useProblemText();
 
   const keyHint = connectionKey.managedByEnvironment
     ? formatMessage({
@@ -86,9 +83,8 @@ export const ConnectionCard = ({ settings, form, canUpdate }: Props) => {
       })}
     >
       {!encryptionAvailable && !connectionKey.managedByEnvironment ? (
-        <Alert
+        <CardAlert
           variant="danger"
-          closeLabel={formatMessage({ id: 'global.close', defaultMessage: 'Close' })}
           title={formatMessage({
             id: getTranslation('connection.encryption.title'),
             defaultMessage: 'Keys cannot be saved.',
@@ -99,7 +95,7 @@ export const ConnectionCard = ({ settings, form, canUpdate }: Props) => {
             defaultMessage:
               'Strapi has no encryption key (admin.secrets.encryptionKey, usually ENCRYPTION_KEY in .env). The plugin refuses to store keys in plain text: set it and restart Strapi, or set PUBLISH_BRIDGE_API_KEY.',
           })}
-        </Alert>
+        </CardAlert>
       ) : null}
       <Grid.Root gap={6}>
         <Grid.Item col={12} direction="column" alignItems="stretch">
@@ -110,10 +106,9 @@ export const ConnectionCard = ({ settings, form, canUpdate }: Props) => {
         </Grid.Item>
         <Grid.Item col={8} s={12} direction="column" alignItems="stretch">
           <SecretKeyField
-            name="connectionKey"
+            {...form.field('connectionKey')}
             label={formatMessage({ id: getTranslation('connection.key'), defaultMessage: 'Connection key' })}
             hint={keyHint}
-            error={errorText(form.errors.connectionKey)}
             value={connectionKey.managedByEnvironment ? '' : form.values.connectionKey}
             storedLast4={connectionKey.configured ? connectionKey.last4 : undefined}
             emptyPlaceholder={formatMessage({
@@ -121,7 +116,6 @@ export const ConnectionCard = ({ settings, form, canUpdate }: Props) => {
               defaultMessage: 'Paste the connection key from the publisher',
             })}
             disabled={!canUpdate || connectionKey.managedByEnvironment || !encryptionAvailable}
-            onChange={(value) => form.setValue('connectionKey', value)}
           />
         </Grid.Item>
         <Grid.Item col={4} s={12} direction="column" alignItems="stretch">
@@ -233,21 +227,17 @@ const BaseUrlField = ({ settings }: { settings: Settings }) => {
 /** This Strapi's public address, saved with the settings; Test connection goes only there (or to server.url). */
 const PublicUrlField = ({ form, canUpdate }: { form: SettingsForm; canUpdate: boolean }) => {
   const { formatMessage } = useIntl();
-  const errorText = useProblemText();
   return (
     <AddressField
-      name="publicUrl"
+      {...form.field('publicUrl')}
       label={formatMessage({ id: getTranslation('connection.publicUrl'), defaultMessage: 'Public URL' })}
       hint={formatMessage({
         id: getTranslation('connection.publicUrl.hint'),
         defaultMessage:
           'The address the publisher reaches this Strapi at, without the plugin’s path, e.g. https://cms.example.com. Takes precedence over server.url; leave empty to use server.url. Test connection sends the connection key only to this address or server.url, never to the address this page was opened at.',
       })}
-      error={errorText(form.errors.publicUrl)}
-      value={form.values.publicUrl}
       placeholder="https://cms.example.com"
       disabled={!canUpdate}
-      onChange={(value) => form.setValue('publicUrl', value)}
     />
   );
 };

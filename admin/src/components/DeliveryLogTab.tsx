@@ -1,24 +1,14 @@
-import * as React from 'react';
-import {
-  Button,
-  EmptyStateLayout,
-  Flex,
-  IconButton,
-  Th,
-  Typography,
-  VisuallyHidden,
-} from '@strapi/design-system';
-import { ArrowClockwise, Eye } from '@strapi/icons';
+import { Button, EmptyStateLayout, Flex, Typography } from '@strapi/design-system';
 import { EmptyDocuments } from '@strapi/icons/symbols';
-import { Pagination, Table, useQueryParams } from '@strapi/strapi/admin';
+import { useQueryParams } from '@strapi/strapi/admin';
 import { useIntl } from 'react-intl';
 import { useApiErrorText } from '../hooks/useApiErrorText';
 import { useFormatDateTime } from '../hooks/useFormatDateTime';
 import { useGetPublishBridgePlatformLogsQuery } from '../services/api';
 import type { DeliveryLogEntry } from '../types';
 import { getTranslation } from '../utils/getTranslation';
-import { DetailsModal } from './DetailsModal';
 import { EntryLink } from './EntryLink';
+import { LogTable, RefreshButton, type LogColumn, type LogDetails } from './LogTable';
 
 const SUCCESS_STATUSES = /^(success|succeeded|ok|done|delivered|published|2\d\d)$/i;
 const FAILURE_STATUSES = /^(fail|failed|failure|error|errored|rejected|[45]\d\d)$/i;
@@ -39,13 +29,12 @@ const DeliveryStatus = ({ status }: { status: string }) => {
 type Props = { configured: boolean; onConfigure: () => void };
 
 /** The platform's own record of what it sent here, read by the server; never fetched by the browser. */
-// Over 50 lines: the table's JSX, and its columns and details as translated data.
+// Over 50 lines: its columns and details as translated data.
 export const DeliveryLogTab = ({ configured, onConfigure }: Props) => {
   const { formatMessage } = useIntl();
   const apiErrorText = useApiErrorText();
   const formatDateTime = useFormatDateTime();
   const [{ query }] = useQueryParams<{ page?: string; pageSize?: string }>();
-  const [selected, setSelected] = React.useState<DeliveryLogEntry>();
   const { data, error, isLoading, isFetching, refetch } = useGetPublishBridgePlatformLogsQuery(undefined, {
     skip: !configured,
     refetchOnMountOrArgChange: true,
@@ -69,11 +58,7 @@ export const DeliveryLogTab = ({ configured, onConfigure }: Props) => {
     );
   }
 
-  const refresh = (
-    <Button variant="tertiary" size="S" startIcon={<ArrowClockwise />} loading={isFetching} onClick={refetch}>
-      {t('logs.refresh', 'Refresh')}
-    </Button>
-  );
+  const refresh = <RefreshButton isFetching={isFetching} onClick={refetch} />;
 
   if (error) {
     return (
@@ -92,14 +77,48 @@ export const DeliveryLogTab = ({ configured, onConfigure }: Props) => {
     ...entry,
     id: `${entry.log_id}-${(page - 1) * pageSize + index}`,
   }));
-  const headers = [
-    { name: 'log_id', label: t('delivery.column.logId', 'Log id') },
-    { name: 'action', label: t('delivery.column.action', 'Action') },
-    { name: 'status', label: t('delivery.column.status', 'Status') },
-    { name: 'external_id', label: t('delivery.column.entry', 'Entry') },
-    { name: 'create_at', label: t('delivery.column.createdAt', 'Created at') },
+  const cellText = (text: string) => <Typography textColor="neutral800">{text || '-'}</Typography>;
+  const createdAt = (entry: DeliveryLogEntry) => (entry.create_at ? formatDateTime(entry.create_at) : '-');
+  const columns: LogColumn<DeliveryLogEntry & { id: string }>[] = [
+    { name: 'log_id', label: t('delivery.column.logId', 'Log id'), cell: (entry) => cellText(entry.log_id) },
+    { name: 'action', label: t('delivery.column.action', 'Action'), cell: (entry) => cellText(entry.action) },
+    {
+      name: 'status',
+      label: t('delivery.column.status', 'Status'),
+      cell: (entry) => <DeliveryStatus status={entry.status} />,
+    },
+    {
+      name: 'external_id',
+      label: t('delivery.column.entry', 'Entry'),
+      cell: (entry) => (
+        <Typography textColor="neutral800">
+          <EntryLink id={entry.external_id} entry={entry.entry} />
+        </Typography>
+      ),
+    },
+    {
+      name: 'create_at',
+      label: t('delivery.column.createdAt', 'Created at'),
+      cell: (entry) => cellText(createdAt(entry)),
+    },
   ];
-  const viewLabel = t('delivery.payloads', 'Request and response payloads');
+  const detailsOf = (entry: DeliveryLogEntry): LogDetails => ({
+    title: `${entry.action || t('delivery.column.logId', 'Log id')} ${entry.log_id}`,
+    facts: [
+      { label: t('delivery.column.logId', 'Log id'), value: entry.log_id || '-' },
+      { label: t('delivery.column.action', 'Action'), value: entry.action || '-' },
+      { label: t('delivery.column.status', 'Status'), value: entry.status || '-' },
+      { label: t('delivery.column.createdAt', 'Created at'), value: createdAt(entry) },
+      {
+        label: t('delivery.column.entry', 'Entry'),
+        value: <EntryLink id={entry.external_id} entry={entry.entry} />,
+      },
+    ],
+    payloads: [
+      { label: t('delivery.request', 'Request payload'), value: entry.request_payload },
+      { label: t('delivery.response', 'Response payload'), value: entry.response_payload },
+    ],
+  });
 
   return (
     <Flex direction="column" alignItems="stretch" gap={4}>
@@ -112,79 +131,15 @@ export const DeliveryLogTab = ({ configured, onConfigure }: Props) => {
         </Typography>
         {refresh}
       </Flex>
-      <Table.Root rows={shown} headers={headers} isLoading={isLoading}>
-        <Table.Content>
-          <Table.Head>
-            {headers.map((header) => (
-              <Table.HeaderCell key={header.name} {...header} sortable={false} />
-            ))}
-            <Th>
-              <VisuallyHidden>{viewLabel}</VisuallyHidden>
-            </Th>
-          </Table.Head>
-          <Table.Empty content={t('delivery.empty', 'The platform has no deliveries to this site yet.')} />
-          <Table.Loading />
-          <Table.Body>
-            {shown.map((entry) => (
-              <Table.Row key={entry.id} onClick={() => setSelected(entry)} style={{ cursor: 'pointer' }}>
-                <Table.Cell>
-                  <Typography textColor="neutral800">{entry.log_id || '-'}</Typography>
-                </Table.Cell>
-                <Table.Cell>
-                  <Typography textColor="neutral800">{entry.action || '-'}</Typography>
-                </Table.Cell>
-                <Table.Cell>
-                  <DeliveryStatus status={entry.status} />
-                </Table.Cell>
-                <Table.Cell>
-                  <Typography textColor="neutral800">
-                    <EntryLink id={entry.external_id} entry={entry.entry} />
-                  </Typography>
-                </Table.Cell>
-                <Table.Cell>
-                  <Typography textColor="neutral800">
-                    {entry.create_at ? formatDateTime(entry.create_at) : '-'}
-                  </Typography>
-                </Table.Cell>
-                <Table.Cell onClick={(event: React.MouseEvent) => event.stopPropagation()}>
-                  <Flex justifyContent="end">
-                    <IconButton label={viewLabel} variant="ghost" onClick={() => setSelected(entry)}>
-                      <Eye />
-                    </IconButton>
-                  </Flex>
-                </Table.Cell>
-              </Table.Row>
-            ))}
-          </Table.Body>
-        </Table.Content>
-      </Table.Root>
-      <Pagination.Root total={entries.length} pageCount={Math.max(1, Math.ceil(entries.length / pageSize))}>
-        <Pagination.PageSize />
-        <Pagination.Links />
-      </Pagination.Root>
-      {selected ? (
-        <DetailsModal
-          title={`${selected.action || t('delivery.column.logId', 'Log id')} ${selected.log_id}`}
-          onClose={() => setSelected(undefined)}
-          facts={[
-            { label: t('delivery.column.logId', 'Log id'), value: selected.log_id || '-' },
-            { label: t('delivery.column.action', 'Action'), value: selected.action || '-' },
-            { label: t('delivery.column.status', 'Status'), value: selected.status || '-' },
-            {
-              label: t('delivery.column.createdAt', 'Created at'),
-              value: selected.create_at ? formatDateTime(selected.create_at) : '-',
-            },
-            {
-              label: t('delivery.column.entry', 'Entry'),
-              value: <EntryLink id={selected.external_id} entry={selected.entry} />,
-            },
-          ]}
-          payloads={[
-            { label: t('delivery.request', 'Request payload'), value: selected.request_payload },
-            { label: t('delivery.response', 'Response payload'), value: selected.response_payload },
-          ]}
-        />
-      ) : null}
+      <LogTable
+        columns={columns}
+        rows={shown}
+        isLoading={isLoading}
+        emptyText={t('delivery.empty', 'The platform has no deliveries to this site yet.')}
+        pagination={{ total: entries.length, pageCount: Math.max(1, Math.ceil(entries.length / pageSize)) }}
+        detailsOf={detailsOf}
+        viewLabel={t('delivery.payloads', 'Request and response payloads')}
+      />
     </Flex>
   );
 };

@@ -1,6 +1,5 @@
 import { Grid, Typography } from '@strapi/design-system';
 import { useIntl } from 'react-intl';
-import { useProblemText } from '../hooks/useProblemText';
 import type { SettingsForm } from '../hooks/useSettingsForm';
 import type { Settings } from '../types';
 import { getTranslation } from '../utils/getTranslation';
@@ -13,9 +12,7 @@ type Props = { settings: Settings; form: SettingsForm; canUpdate: boolean };
 // Over 50 lines: a card's JSX and its translated text; it only chooses what to show.
 export const PlatformCard = ({ settings, form, canUpdate }: Props) => {
   const { formatMessage } = useIntl();
-  const { errors } = form;
   const storedKey = settings.platform.key;
-  const errorText = useProblemText();
 
   return (
     <Card
@@ -29,7 +26,7 @@ export const PlatformCard = ({ settings, form, canUpdate }: Props) => {
       <Grid.Root gap={6}>
         <Grid.Item col={6} s={12} direction="column" alignItems="stretch">
           <AddressField
-            name="platformUrl"
+            {...form.field('platformUrl')}
             label={formatMessage({ id: getTranslation('platform.url'), defaultMessage: 'Platform URL' })}
             hint={formatMessage(
               {
@@ -39,31 +36,25 @@ export const PlatformCard = ({ settings, form, canUpdate }: Props) => {
               },
               { path: '/back/integrations/platform/logs' }
             )}
-            error={errorText(errors.platformUrl)}
-            value={form.values.platformUrl}
             placeholder="https://platform.example.com"
             disabled={!canUpdate}
-            onChange={(value) => form.setValue('platformUrl', value)}
           />
         </Grid.Item>
         <Grid.Item col={6} s={12} direction="column" alignItems="stretch">
           <SecretKeyField
-            name="platformKey"
+            {...form.field('platformKey')}
             label={formatMessage({ id: getTranslation('platform.key'), defaultMessage: 'Log key' })}
             hint={formatMessage({
               id: getTranslation('platform.key.hint'),
               defaultMessage:
                 'The key the platform’s log endpoint accepts (sent as x-api-key). Stored encrypted, and removed when the platform URL moves to another address.',
             })}
-            error={errorText(errors.platformKey)}
-            value={form.values.platformKey}
             storedLast4={storedKey?.last4}
             emptyPlaceholder={formatMessage({
               id: getTranslation('platform.key.placeholder'),
               defaultMessage: 'Paste the platform’s log key',
             })}
             disabled={!canUpdate || !settings.encryptionAvailable}
-            onChange={(value) => form.setValue('platformKey', value)}
           />
         </Grid.Item>
         {form.dropsPlatformKey ? (

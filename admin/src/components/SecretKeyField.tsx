@@ -7,6 +7,7 @@ export type TextFieldProps = {
   name: string;
   label: string;
   hint: string;
+  /** The schema's message, which reads after the field's name ("is too short: …"). */
   error?: string;
   value: string;
   disabled: boolean;
@@ -33,7 +34,7 @@ export const SecretKeyField = ({
 }: Props) => {
   const { formatMessage } = useIntl();
   return (
-    <Field.Root name={name} hint={hint} error={error}>
+    <Field.Root name={name} hint={hint} error={error && `${label} ${error}`}>
       <Field.Label>{label}</Field.Label>
       <TextInput
         type="password"

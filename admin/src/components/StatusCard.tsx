@@ -1,10 +1,10 @@
-import { Alert, Badge, Flex, Grid, Typography } from '@strapi/design-system';
+import { Badge, Flex, Grid, Typography } from '@strapi/design-system';
 import { useIntl } from 'react-intl';
 import { needsHttps } from '../../../server/src/contract/addresses';
 import { useFormatDateTime } from '../hooks/useFormatDateTime';
 import type { Settings } from '../types';
 import { getTranslation } from '../utils/getTranslation';
-import { Card } from './Card';
+import { Card, CardAlert } from './Card';
 import { HttpStatus } from './HttpStatus';
 import { TestConnectionButton, TestConnectionResult } from './TestConnection';
 
@@ -42,16 +42,15 @@ export const StatusCard = ({ settings, canReadLogs }: Props) => {
       action={<TestConnectionButton disabled={!connectionKey.configured} />}
     >
       {status.outOfService ? (
-        <Alert
+        <CardAlert
           variant="danger"
-          closeLabel={formatMessage({ id: 'global.close', defaultMessage: 'Close' })}
           title={formatMessage({
             id: getTranslation('status.outOfService'),
             defaultMessage: 'The platform cannot publish: its requests are answered 503.',
           })}
         >
           {status.outOfService}
-        </Alert>
+        </CardAlert>
       ) : null}
       <Grid.Root gap={6}>
         <Grid.Item col={3} s={12} direction="column" alignItems="stretch">
@@ -126,9 +125,8 @@ export const StatusCard = ({ settings, canReadLogs }: Props) => {
 const HttpsWarning = ({ baseUrl }: { baseUrl: string }) => {
   const { formatMessage } = useIntl();
   return (
-    <Alert
+    <CardAlert
       variant="warning"
-      closeLabel={formatMessage({ id: 'global.close', defaultMessage: 'Close' })}
       title={formatMessage({
         id: getTranslation('status.https.title'),
         defaultMessage: 'The platform requires HTTPS.',
@@ -142,6 +140,6 @@ const HttpsWarning = ({ baseUrl }: { baseUrl: string }) => {
         },
         { baseUrl }
       )}
-    </Alert>
+    </CardAlert>
   );
 };

@@ -1,4 +1,6 @@
 import * as React from 'react';
+import { settingsUpdateSchema } from '../../../server/src/contract/admin-schemas';
+import { safeParseInPlainWords } from '../../../server/src/contract/errors';
 import type { EditorChangePolicy, Settings, SettingsUpdate } from '../types';
 
 export type FormValues = {
@@ -11,65 +13,31 @@ export type FormValues = {
   editorChanges: EditorChangePolicy;
 };
 
-/** A message for the field, as a translation id (without the plugin prefix) and its English text. */
-export type Problem = { id: string; defaultMessage: string };
+/** The fields that can be typed wrong, each with the schema's message ("is too short: …") for it. */
 export type FormErrors = Partial<
-  Record<'connectionKey' | 'publicUrl' | 'platformUrl' | 'platformKey', Problem>
+  Record<'connectionKey' | 'publicUrl' | 'platformUrl' | 'platformKey', string>
 >;
 
-/** The server's rules (admin-settings controller), checked here so the admin sees them before saving. */
-const MIN_KEY_LENGTH = 16;
-
-const PROBLEMS = {
-  keySpaces: {
-    id: 'form.error.key.spaces',
-    defaultMessage: 'A key has no spaces or line breaks: paste it again.',
-  },
-  keyShort: {
-    id: 'form.error.key.short',
-    defaultMessage: 'This key looks too short: paste the whole key (at least 16 characters).',
-  },
-  url: {
-    id: 'form.error.url',
-    defaultMessage: 'Enter an http(s) address, e.g. https://platform.example.com',
-  },
-  urlParts: {
-    id: 'form.error.url.parts',
-    defaultMessage: 'Leave out any user name, password, query (?…) or fragment (#…).',
-  },
+/** Where each of those fields goes in the request the server validates. */
+const FIELD_PATHS: Record<keyof FormErrors, string> = {
+  connectionKey: 'connectionKey.value',
+  publicUrl: 'publicUrl',
+  platformUrl: 'platform.url',
+  platformKey: 'platform.key',
 };
 
-/** An absolute http(s) address without credentials, query or fragment; empty is fine (it clears the setting). */
-function addressProblem(value: string): Problem | undefined {
-  const text = value.trim();
-  if (text === '') return undefined;
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return PROBLEMS.url;
+/**
+ * The server's own schema run on what saving would send, so the admin sees its problems before
+ * saving, in the words the server would answer with; a field's first problem only.
+ */
+function validate(update: SettingsUpdate | null): FormErrors {
+  const result = update ? safeParseInPlainWords(settingsUpdateSchema, update) : undefined;
+  if (!result || result.success) return {};
+  const errors: FormErrors = {};
+  for (const [field, path] of Object.entries(FIELD_PATHS) as [keyof FormErrors, string][]) {
+    errors[field] = result.error.issues.find((issue) => issue.path.join('.') === path)?.message;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return PROBLEMS.url;
-  if (url.username || url.password || /[?#]/.test(text)) return PROBLEMS.urlParts;
-  return undefined;
-}
-
-const keyProblem = (value: string) => {
-  const key = value.trim();
-  if (key === '') return undefined;
-  if (/\s/.test(key)) return PROBLEMS.keySpaces;
-  if (key.length < MIN_KEY_LENGTH) return PROBLEMS.keyShort;
-  return undefined;
-};
-
-function validate(values: FormValues): FormErrors {
-  const errors: FormErrors = {
-    connectionKey: keyProblem(values.connectionKey),
-    platformKey: keyProblem(values.platformKey),
-    publicUrl: addressProblem(values.publicUrl),
-    platformUrl: addressProblem(values.platformUrl),
-  };
-  return Object.fromEntries(Object.entries(errors).filter(([, error]) => error)) as FormErrors;
+  return Object.fromEntries(Object.entries(errors).filter(([, error]) => error));
 }
 
 /** Only what the admin changed: an untouched key field keeps the stored key. */
@@ -139,13 +107,24 @@ export function useSettingsForm(settings: Settings) {
     capabilities: { ...initial.capabilities, ...edits.capabilities },
   };
 
+  const changes = changesFrom(values, initial);
+  const errors = validate(changes);
+  const setValue = <K extends Exclude<keyof FormValues, 'capabilities'>>(name: K, value: FormValues[K]) =>
+    setEdits((previous) => ({ ...previous, [name]: value }));
+
   return {
     values,
-    errors: validate(values),
-    changes: changesFrom(values, initial),
+    errors,
+    changes,
     dropsPlatformKey: dropsPlatformKey(values, initial, settings),
-    setValue: <K extends Exclude<keyof FormValues, 'capabilities'>>(name: K, value: FormValues[K]) =>
-      setEdits((previous) => ({ ...previous, [name]: value })),
+    /** A text field's value, its problem, and where its changes go. */
+    field: (name: keyof FormErrors) => ({
+      name,
+      value: values[name],
+      error: errors[name],
+      onChange: (value: string) => setValue(name, value),
+    }),
+    setValue,
     setCapability: (name: string, enabled: boolean) =>
       setEdits((previous) => ({ ...previous, capabilities: { ...previous.capabilities, [name]: enabled } })),
     reset: () => setEdits({}),

@@ -18,6 +18,8 @@ const key = z
   .max(512, { error: 'is too long (at most 512 characters)' })
   .regex(/^\S+$/, { error: 'must not contain spaces or line breaks' });
 
+const isValidSoFar = (payload: { issues: unknown[] }) => payload.issues.length === 0;
+
 /**
  * An address a key will be sent to: absolute http(s), without credentials (they would be shown
  * and logged in clear), query or fragment (paths are appended to it). An empty string clears it.
@@ -32,16 +34,20 @@ const addressSetting = z
         .url({
           protocol: /^https?$/,
           error: 'must be an absolute http(s) URL, e.g. https://cms.example.com',
-          // The checks below parse the URL: they must not run on one that failed here.
-          abort: true,
+          // Not `abort`: the union reports the problems of the one branch that did not abort, so
+          // this message reaches the admin rather than "is not in any of the accepted forms".
         })
-        .refine((value) => !/[?#]/.test(value), { error: 'must not contain a query (?) or a fragment (#)' })
+        // The checks below parse the URL: they run only on one that passed the check above.
+        .refine((value) => !/[?#]/.test(value), {
+          error: 'must not contain a query (?) or a fragment (#)',
+          when: isValidSoFar,
+        })
         .refine(
           (value) => {
             const { username, password } = new URL(value);
             return username === '' && password === '';
           },
-          { error: 'must not contain a user name or password' }
+          { error: 'must not contain a user name or password', when: isValidSoFar }
         ),
     ])
   );
