@@ -1,14 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
-import { UIDS } from '../constants';
-import { tableOf } from '../database/tables';
-import type { Knex, Trx } from '../database/knex';
-
-/**
- * Exclusive by default: the holder is about to change the row. With a `locale`, only rows in that
- * locale make the document exist (the plugin's version of a document with i18n on).
- */
-type RowLock = { shared?: boolean; locale?: string };
+import { identityRegistry, type RowLock } from '../database/identity-registry';
+import type { Trx } from '../database/knex';
 
 /** The natural_key column is a varchar(255). */
 const KEY_COLUMN_MAX = 255;
@@ -22,20 +15,6 @@ const SLUG_STEM_MAX = 240;
 const FIRST_CANDIDATES = 8;
 const MOST_CANDIDATES = 256;
 
-/**
- * The values of `column` among `values`, looked up by equality so that an index on the column
- * serves it on every database (a LIKE prefix cannot use PostgreSQL's index under a non-C
- * collation, nor SQLite's, which compares LIKE case-insensitively: both read the whole table).
- * On MySQL and MariaDB the value is read as binary-collated utf8mb4, so that a UNION of columns
- * with different collations (a site's own table beside the plugin's) is not refused as an
- * illegal mix.
- */
-function valuesIn(knex: Knex, mysql: boolean, table: string, column: string, values: string[]) {
-  const value = mysql
-    ? knex.raw('convert(?? using utf8mb4) collate utf8mb4_bin as value', [column])
-    : { value: column };
-  return knex(table).select(value).whereIn(column, values);
-}
 /** The documentIds Strapi makes (cuid2: lowercase letters and digits), with room to spare. */
 const DOCUMENT_ID = /^[a-z0-9]{1,255}$/;
 /**
@@ -79,10 +58,7 @@ export function storedKey(key: string): string {
  */
 // Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const knex = (): Knex => strapi.db.connection;
-  const locksRows = () => strapi.db.dialect.client !== 'sqlite';
-
-  const identities = () => tableOf(strapi, UIDS.identity);
+  const registry = identityRegistry(strapi);
 
   const normalise = (value: string) => value.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
 
@@ -101,15 +77,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       key: string,
       lock: RowLock = {}
     ): Promise<string | null> {
-      const table = identities();
-      let query = knex()(table.name)
-        .select(table.column('target'))
-        .where({ [table.column('resource')]: registryName, [table.column('naturalKey')]: storedKey(key) })
-        .first();
-      if (trx) query = query.transacting(trx);
-      if (trx && locksRows()) query = lock.shared ? query.forShare() : query.forUpdate();
-      const row = await query;
-      return row ? (row[table.column('target')] as string) : null;
+      return registry.targetOf(trx, registryName, storedKey(key), lock);
     },
 
     /** Records that `key` names `target`; throws the driver's unique violation if another request did first. */
@@ -138,28 +106,15 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     /** The keys (as stored) that name `target`. Outside a transaction when `trx` is null: a read for display. */
     async keysOf(trx: Trx | null, registryName: string, target: string): Promise<string[]> {
-      const table = identities();
-      const query = knex()(table.name)
-        .select({ key: table.column('naturalKey') })
-        .where({ [table.column('resource')]: registryName, [table.column('target')]: target });
-      const rows: Array<{ key: string }> = await (trx ? query.transacting(trx) : query);
-      return rows.map((row) => row.key);
+      return registry.keysOf(trx, registryName, target);
     },
 
     async forgetKey(trx: Trx, registryName: string, key: string) {
-      const table = identities();
-      await knex()(table.name)
-        .transacting(trx)
-        .where({ [table.column('resource')]: registryName, [table.column('naturalKey')]: storedKey(key) })
-        .delete();
+      await registry.deleteKey(trx, registryName, storedKey(key));
     },
 
     async forgetTarget(trx: Trx, registryName: string, target: string) {
-      const table = identities();
-      await knex()(table.name)
-        .transacting(trx)
-        .where({ [table.column('resource')]: registryName, [table.column('target')]: target })
-        .delete();
+      await registry.deleteTarget(trx, registryName, target);
     },
 
     /**
@@ -172,13 +127,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      */
     async lockDocument(trx: Trx, uid: string, documentId: string, lock: RowLock = {}): Promise<boolean> {
       if (!DOCUMENT_ID.test(documentId)) return false;
-      const table = tableOf(strapi, uid);
-      let query = knex()(table.name)
-        .transacting(trx)
-        .select({ id: table.column('id'), ...(lock.locale ? { locale: table.column('locale') } : {}) })
-        .where(table.column('documentId'), documentId);
-      if (locksRows()) query = lock.shared ? query.forShare() : query.forUpdate();
-      const rows: Array<{ locale?: string }> = await query;
+      const rows = await registry.lockDocumentRows(trx, uid, documentId, lock);
       return rows.some((row) => !lock.locale || row.locale === lock.locale);
     },
 
@@ -215,26 +164,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       lock: RowLock = {}
     ): Promise<Map<string, string>> {
       if (keys.length === 0) return new Map();
-      const registry = identities();
-      const table = tableOf(strapi, uid);
       const keyOf = new Map(keys.map((key) => [storedKey(key), key]));
-      // A locking read of a join locks the rows it returns in both tables.
-      let query = knex()({ registry: registry.name })
-        .transacting(trx)
-        .join(
-          { entry: table.name },
-          `entry.${table.column('documentId')}`,
-          `registry.${registry.column('target')}`
-        )
-        .select({
-          key: `registry.${registry.column('naturalKey')}`,
-          target: `registry.${registry.column('target')}`,
-          ...(lock.locale ? { locale: `entry.${table.column('locale')}` } : {}),
-        })
-        .where(`registry.${registry.column('resource')}`, registryName)
-        .whereIn(`registry.${registry.column('naturalKey')}`, [...keyOf.keys()]);
-      if (locksRows()) query = lock.shared ? query.forShare() : query.forUpdate();
-      const rows: Array<{ key: string; target: string; locale?: string }> = await query;
+      const rows = await registry.lockLiveKeys(trx, registryName, uid, [...keyOf.keys()], lock);
       const live = new Map<string, string>();
       for (const row of rows) {
         const key = keyOf.get(row.key);
@@ -246,20 +177,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /** `claim` for several keys in one statement: all of them, or the unique violation. */
     async claimAll(trx: Trx, registryName: string, keys: string[], target: string) {
       if (keys.length === 0) return;
-      const table = identities();
-      const now = new Date();
-      await knex()(table.name)
-        .transacting(trx)
-        .insert(
-          keys.map((key) => ({
-            [table.column('resource')]: registryName,
-            [table.column('naturalKey')]: storedKey(key),
-            [table.column('target')]: target,
-            [table.column('createdAt')]: now,
-            [table.column('updatedAt')]: now,
-            [table.column('publishedAt')]: now,
-          }))
-        );
+      await registry.insertKeys(trx, registryName, keys.map(storedKey), target);
     },
 
     /**
@@ -277,9 +195,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       base: string
     ): Promise<string> {
       const stem = base.slice(0, SLUG_STEM_MAX);
-      const table = tableOf(strapi, uid);
-      const registry = identities();
-      const mysql = strapi.db.dialect.client === 'mysql';
       for (
         let first = 1, count = FIRST_CANDIDATES;
         ;
@@ -289,14 +204,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           first + index === 1 ? base : `${stem}-${first + index}`
         );
         const keys = candidates.map((candidate) => storedKey(`slug:${candidate}`));
-        const usedSlugs = valuesIn(knex(), mysql, table.name, table.column(slugField), candidates);
-        const usedKeys = valuesIn(knex(), mysql, registry.name, registry.column('naturalKey'), keys).where(
-          registry.column('resource'),
-          registryName
-        );
-        const rows: Array<{ value: string }> = await usedSlugs.unionAll(usedKeys).transacting(trx);
+        const values = await registry.usedSlugsAndKeys(trx, registryName, uid, slugField, candidates, keys);
         // Lower case: MySQL and MariaDB compare (and index) "Post-2" and "post-2" as the same value.
-        const used = new Set(rows.map((row) => String(row.value).toLowerCase()));
+        const used = new Set(values.map((value) => value.toLowerCase()));
         const free = candidates.find(
           (candidate, index) => !used.has(candidate.toLowerCase()) && !used.has(keys[index].toLowerCase())
         );

@@ -7,10 +7,10 @@ import type { Resource } from '../resources';
 import type { LocaleScope } from './locales';
 import type { PageType } from './urls';
 import { getService } from '../plugin';
-import { relationTableOf, tableOf } from '../database/tables';
+import { tableOf } from '../database/tables';
 import { contentTypeOf } from '../database/schemas';
 import { ensureIndex, indexName, type WantedIndex } from '../database/indexes';
-import type { Query } from '../database/knex';
+import { pageWalk, type ListedType, type PageKey, type WalkHint } from '../database/page-walk';
 
 /** A page list item (contract 2.9, fields per contract-decisions.md). */
 export type PageItem = {
@@ -27,20 +27,7 @@ export type PageItem = {
 const LISTED: ResourceKind[] = ['post', 'blogCategory', 'product', 'productCategory'];
 const TAXONOMIES = ['categories', 'tags'] as const;
 
-/**
- * An item's place in the order: its creation time exactly as the column holds it (text on
- * PostgreSQL and MariaDB, whose drivers would round microseconds to a Date's milliseconds; null
- * when a row has none), its type's index in LISTED, its document.
- */
-type PageKey = { createdAt: string | number | null; kindIndex: number; documentId: string };
-/** A key a walk's next page starts after: one with a creation time. */
-type WalkHint = PageKey & { createdAt: string | number };
 const isWalkHint = (key: PageKey | undefined): key is WalkHint => key !== undefined && key.createdAt !== null;
-/** How a key's creation time is read as text, where the driver would round it (SQLite: as stored). */
-const CREATION_AS_TEXT: Partial<Record<string, string>> = {
-  postgres: 'CAST(?? AS TEXT)',
-  mysql: 'CAST(?? AS CHAR)',
-};
 
 /**
  * How many walks' next pages are remembered, and for how long: a walk asks its pages one after
@@ -84,6 +71,7 @@ function jsonOf(value: unknown): unknown {
 // Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const mapping = () => getService(strapi, 'mapping');
+  const walk = pageWalk(strapi);
 
   /**
    * Where the next page of a walk starts: the last key of each page served, by the page size and
@@ -100,106 +88,19 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   /**
    * One page of (document, type) keys over every listed type, in order of creation. A new entry
    * sorts after every existing one, so a walk in progress never sees an item twice or misses
-   * one while the publisher adds pages; the database sorts and applies the offset. A type with
-   * i18n on has a row per locale: only the plugin's locale counts, so a document is listed once.
+   * one while the publisher adds pages. A type with i18n on has a row per locale: only the
+   * plugin's locale counts, so a document is listed once.
    */
-  async function pageKeys(
-    resources: Resource[],
-    scopes: LocaleScope[],
-    offset: number,
-    limit: number
-  ): Promise<PageKey[]> {
-    const listing = resources
-      .map(({ uid }, kindIndex) => `${uid}:${scopes[kindIndex].locale ?? ''}`)
-      .join('|');
+  async function pageKeys(listed: ListedType[], offset: number, limit: number): Promise<PageKey[]> {
+    const listing = listed.map(({ uid, locale }) => `${uid}:${locale ?? ''}`).join('|');
     const hint = (position: number) => `${listing} ${limit}@${position}`;
     const after = walkHints.get(hint(offset));
-    const keys = await readKeys(resources, scopes, { after, offset: after ? 0 : offset, limit });
-    // PostgreSQL sorts rows without a creation time last: after a key, the page ends with the first of them.
-    if (after && keys.length < limit && strapi.db.dialect.client === 'postgres') {
-      keys.push(
-        ...(await readKeys(resources, scopes, { undated: true, offset: 0, limit: limit - keys.length }))
-      );
-    }
+    const keys = await walk.pageKeys(listed, { after, offset, limit });
     // Set or dropped on every page, so a walk never continues from another, older walk's key.
     const last = keys[limit - 1];
     if (isWalkHint(last)) walkHints.set(hint(offset + limit), last);
     else walkHints.delete(hint(offset + limit));
     return keys;
-  }
-
-  /**
-   * The keys of a page, counted from an offset or from the key before the page. Each member
-   * reads its rows in order from the index orderIndexes() adds, and the database merges the
-   * sorted members and stops after the page, instead of reading every published row (5 KB bodies
-   * included) and sorting them all on every request. SQLite merges when the ORDER BY is the
-   * union's own (and refuses parenthesised members). PostgreSQL and MariaDB sort the whole union
-   * whatever its members' indexes, so there each member stops after offset + limit rows of its
-   * own, in order, and the outer query merges those (PostgreSQL, page 1 of 100,000 items: a sort
-   * of all of them, 26 ms, became a merge of 300 rows, 0.1 ms).
-   */
-  async function readKeys(
-    resources: Resource[],
-    scopes: LocaleScope[],
-    { after, undated, offset, limit }: { after?: WalkHint; undated?: boolean; offset: number; limit: number }
-  ): Promise<PageKey[]> {
-    const knex = strapi.db.connection;
-    const unionMergesMembers = strapi.db.dialect.client === 'sqlite';
-    const members = resources.map((resource, kindIndex) => {
-      const { column } = tableOf(strapi, resource.uid);
-      const member = publishedKeys(resource, scopes[kindIndex], kindIndex);
-      if (after) whereAfter(member, column, kindIndex, after);
-      if (undated) member.whereNull(column('createdAt'));
-      return unionMergesMembers
-        ? member
-        : member.orderBy([column('createdAt'), column('documentId')]).limit(offset + limit);
-    });
-    const [first, ...others] = members;
-    const ordered = unionMergesMembers
-      ? first.unionAll(others)
-      : knex.select('*').from(knex.unionAll(members, true).as('page_keys'));
-    const rows = await ordered
-      .orderBy([{ column: 'createdAt' }, { column: 'kind_index' }, { column: 'documentId' }])
-      .limit(limit)
-      .offset(offset);
-    return rows.map(
-      (row: { createdKey: PageKey['createdAt']; documentId: string; kind_index: number | string }) => ({
-        createdAt: row.createdKey,
-        kindIndex: Number(row.kind_index),
-        documentId: row.documentId,
-      })
-    );
-  }
-
-  /** The published rows (in the plugin's locale) of one listed type, as keys: creation, type, document. */
-  function publishedKeys(resource: Resource, { locale }: LocaleScope, kindIndex: number): Query {
-    const knex = strapi.db.connection;
-    const { name, column } = tableOf(strapi, resource.uid);
-    const createdAt = column('createdAt');
-    const asText = CREATION_AS_TEXT[strapi.db.dialect.client];
-    const select = knex(name)
-      .select({ documentId: column('documentId'), createdAt })
-      .select({ createdKey: asText ? knex.raw(asText, [createdAt]) : createdAt })
-      .select(knex.raw(`${Number(kindIndex)} as kind_index`))
-      .whereNotNull(column('publishedAt'));
-    return locale ? select.where(column('locale'), locale) : select;
-  }
-
-  /** Keeps the rows of one listed type that sort after `key` (creation, then type, then document). */
-  function whereAfter(
-    select: Query,
-    column: (attribute: string) => string,
-    kindIndex: number,
-    key: WalkHint
-  ) {
-    const createdAt = column('createdAt');
-    if (kindIndex < key.kindIndex) return select.where(createdAt, '>', key.createdAt);
-    if (kindIndex > key.kindIndex) return select.where(createdAt, '>=', key.createdAt);
-    return select
-      .where(createdAt, '>=', key.createdAt)
-      .where((later: Query) =>
-        later.where(createdAt, '>', key.createdAt).orWhere(column('documentId'), '>', key.documentId)
-      );
   }
 
   /**
@@ -227,23 +128,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     documentIds: string[],
     taxonomies: Array<{ field: string; target: FieldTarget }>
   ): Promise<ItemRow[]> {
-    const { name, column } = tableOf(strapi, resource.uid);
-    // Aliased, so no attribute's name can clash with another's.
-    const columns: Record<string, string> = {
-      id: column('id'),
-      documentId: column('documentId'),
-      title: column(resource.nameField),
-      updatedAt: column('updatedAt'),
-      ...(resource.slugField ? { slug: column(resource.slugField) } : {}),
+    const attributes: Record<string, string> = {
+      id: 'id',
+      documentId: 'documentId',
+      title: resource.nameField,
+      updatedAt: 'updatedAt',
+      ...(resource.slugField ? { slug: resource.slugField } : {}),
     };
     for (const { field, target } of taxonomies)
-      if (target.adapter !== 'relation') columns[field] = column(target.attribute);
-    const select = strapi.db
-      .connection(name)
-      .select(columns)
-      .whereIn(column('documentId'), documentIds)
-      .whereNotNull(column('publishedAt'));
-    return locale ? select.where(column('locale'), locale) : select;
+      if (target.adapter !== 'relation') attributes[field] = target.attribute;
+    return walk.publishedRows<ItemRow>({ uid: resource.uid, locale }, documentIds, attributes);
   }
 
   /**
@@ -298,18 +192,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    * ties, in the order the links were made).
    */
   async function relatedNames(uid: string, target: FieldTarget, rowIds: number[]) {
-    const join = relationTableOf(strapi, uid, target.attribute);
-    const linked = tableOf(strapi, join.target);
     const nameField = (mapping().resource(target.targetKind!) as Resource).nameField;
-    const rows: { owner: number; name: string }[] = await strapi.db
-      .connection(join.name)
-      .join(linked.name, `${linked.name}.${linked.column('id')}`, `${join.name}.${join.inverseJoinColumn}`)
-      .select({
-        owner: `${join.name}.${join.joinColumn}`,
-        name: `${linked.name}.${linked.column(nameField)}`,
-      })
-      .whereIn(`${join.name}.${join.joinColumn}`, rowIds)
-      .orderBy([...(join.orderColumn ? [`${join.name}.${join.orderColumn}`] : []), `${join.name}.id`]);
+    const rows = await walk.linkedNames(uid, target.attribute, nameField, rowIds);
     const names = new Map<number, string[]>();
     for (const { owner, name } of rows) {
       const list = names.get(owner);
@@ -338,7 +222,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const resources: Resource[] = LISTED.map((kind) => mapping().resource(kind));
       const locales = getService(strapi, 'locales');
       const scopes: LocaleScope[] = await Promise.all(resources.map((resource) => locales.scopeOf(resource)));
-      const keys = await pageKeys(resources, scopes, offset, limit);
+      const listed = resources.map(({ uid }, kindIndex) => ({ uid, ...scopes[kindIndex] }));
+      const keys = await pageKeys(listed, offset, limit);
       const items = await Promise.all(
         resources.map((resource, kindIndex) => {
           const ids = keys.filter((key) => key.kindIndex === kindIndex).map((key) => key.documentId);

@@ -4,9 +4,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Core } from '@strapi/strapi';
 import { ContractError } from '../contract/errors';
 import { PLUGIN_ID } from '../constants';
-import { storedInstant, tableOf } from '../database/tables';
-import type { Knex, Trx } from '../database/knex';
-import receipt from '../content-types/request-receipt';
+import type { Trx } from '../database/knex';
+import {
+  ANSWER_BYTES_PER_STATEMENT,
+  ANSWERS_PER_STATEMENT,
+  FAILED,
+  requestReceipts,
+} from '../database/receipts';
 import { driverMessageOf } from '../utils/database-errors';
 
 /** What a request was answered: kept so an exact replay gets it again. */
@@ -24,8 +28,6 @@ export type WriteClaim = {
   replayed: boolean;
 };
 
-const RECEIPT_UID = 'plugin::publish-bridge.request-receipt';
-
 /** How long a replay waits for the first request's answer while that one is still running. */
 const WAIT_FOR_FIRST_MS = 5_000;
 const FIRST_POLL_MS = 20;
@@ -33,20 +35,11 @@ const MAX_POLL_MS = 500;
 const PRUNE_INTERVAL_MS = 60_000;
 /** Answers wait this long to share one commit with the others that finished meanwhile. */
 const KEEP_ANSWERS_EVERY_MS = 100;
-/** Answers kept per statement: eleven parameters each, far below every database's limit. */
-const ANSWERS_PER_STATEMENT = 200;
-/**
- * And bytes of answers per statement: MySQL and MariaDB refuse a statement larger than their
- * max_allowed_packet (16 MB by default, 4 MB on older servers) and drop the connection.
- */
-const ANSWER_BYTES_PER_STATEMENT = 1_000_000;
 /**
  * Receipts are kept this long past their timestamp's window, so instances whose clocks differ
  * by less than this never prune a receipt another instance still needs (keep them in sync).
  */
 const RECEIPT_MARGIN_MS = 10 * 60_000;
-/** The answer status of a write that failed with a 5xx: nothing was written, the same request may run again. */
-const FAILED = 0;
 /** How long a 5xx answer waits for its receipt to be marked retryable: a database that is away must not hold it. */
 const KEEP_FAILURE_WAIT_MS = 1_000;
 
@@ -73,7 +66,6 @@ export class ReplayDetected extends ContractError {
 const claims = new AsyncLocalStorage<WriteClaim>();
 
 type KeptAnswer = { claimant: string; status: number; answer: string | null };
-type Holder = { claimant: string; status: number | null; answer: string | null };
 
 /**
  * Runs each signed write once. The write claims its receipt, under a database unique index
@@ -85,11 +77,7 @@ type Holder = { claimant: string; status: number | null; answer: string | null }
  */
 // Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const table = () => tableOf(strapi, RECEIPT_UID);
-  const rows = (knex: Knex = strapi.db.connection) => knex(table().name);
-  /** Whether `INSERT ... ON CONFLICT DO NOTHING RETURNING` answers the rows it inserted. */
-  const mysql = () => strapi.db.dialect.client === 'mysql';
-  const reportsInsertedRows = () => !mysql();
+  const receipts = requestReceipts(strapi);
   let lastPruneAt = 0;
   const answersToKeep = new Map<string, KeptAnswer>();
   let keeping: Promise<void> | undefined;
@@ -101,13 +89,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   /** Deletes the receipts whose window, and the margin after it, have passed. */
   async function prune(): Promise<void> {
-    await rows()
-      .where(
-        table().column('expiresAt'),
-        '<',
-        storedInstant(strapi, new Date(Date.now() - RECEIPT_MARGIN_MS))
-      )
-      .delete()
+    await receipts
+      .deleteExpiredBefore(new Date(Date.now() - RECEIPT_MARGIN_MS))
       .catch((error: Error) =>
         strapi.log.warn(`[${PLUGIN_ID}] could not prune request receipts: ${error.message}`)
       );
@@ -117,13 +100,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     if (Date.now() - lastPruneAt < PRUNE_INTERVAL_MS) return;
     lastPruneAt = Date.now();
     void prune();
-  }
-
-  async function holderOf(fingerprint: string, knex?: Knex): Promise<Holder | undefined> {
-    const { column } = table();
-    return rows(knex)
-      .first({ claimant: column('claimant'), status: column('httpStatus'), answer: column('answer') })
-      .where(column('fingerprint'), fingerprint);
   }
 
   /** The next answers to keep in one statement, at most so many and so many bytes. */
@@ -142,49 +118,15 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   /**
-   * The answers of the writes that finished meanwhile, one UPDATE per batch: a statement per
-   * batch, not per request (on SQLite's single connection each commit holds up every other
-   * write). Each row is matched by its fingerprint and claimant; the ELSE branches keep a row
-   * that another request took over and give PostgreSQL the columns' types for the parameters.
-   * MySQL and MariaDB are told to use the fingerprint index: for a batch that is a large share
-   * of a small table they read the whole table instead, locking every row they read, and then
-   * wait for every write still running to end.
+   * The answers of the writes that finished meanwhile, one statement per batch, not per request
+   * (on SQLite's single connection each commit holds up every other write).
    */
   async function keepAnswers() {
     await sleep(KEEP_ANSWERS_EVERY_MS);
-    const { name, column } = table();
-    const fingerprintIndex = mysql() ? ` FORCE INDEX (${receipt.schema.indexes[0].name})` : '';
     while (answersToKeep.size > 0) {
       const batch = nextBatch();
-      const caseOf = (target: string, value: (kept: KeptAnswer) => unknown) => ({
-        sql: `CASE ${batch.map(() => 'WHEN ?? = ? AND ?? = ? THEN ?').join(' ')} ELSE ?? END`,
-        bindings: [
-          ...batch.flatMap(([fingerprint, kept]) => [
-            column('fingerprint'),
-            fingerprint,
-            column('claimant'),
-            kept.claimant,
-            value(kept),
-          ]),
-          target,
-        ],
-      });
-      const status = caseOf(column('httpStatus'), (kept) => kept.status);
-      const answer = caseOf(column('answer'), (kept) => kept.answer);
-      const fingerprints = batch.map(([fingerprint]) => fingerprint);
       try {
-        await strapi.db.connection.raw(
-          `UPDATE ??${fingerprintIndex} SET ?? = ${status.sql}, ?? = ${answer.sql} WHERE ?? IN (${fingerprints.map(() => '?').join(', ')})`,
-          [
-            name,
-            column('httpStatus'),
-            ...status.bindings,
-            column('answer'),
-            ...answer.bindings,
-            column('fingerprint'),
-            ...fingerprints,
-          ]
-        );
+        await receipts.keepAnswers(batch.map(([fingerprint, kept]) => ({ fingerprint, ...kept })));
       } catch (error) {
         // Replays of these requests are answered 409 "still being processed" until their receipts
         // expire. The driver's own message only: knex's starts with the statement, answers and all.
@@ -205,17 +147,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    * another waited at the row, the waiting one finds it taken by its own request.
    */
   async function ownsReceipt(trx: Trx, claim: WriteClaim): Promise<boolean> {
-    const holder = await holderOf(claim.fingerprint, trx);
+    const holder = await receipts.holderOf(claim.fingerprint, trx);
     if (!holder) return false;
     if (holder.claimant === claim.claimant) return true;
     const markedFailed = holder.status != null && Number(holder.status) === FAILED;
     const failedHere = holder.status == null && failedClaimants.has(holder.claimant);
     if (!markedFailed && !failedHere) return false;
-    const { column } = table();
-    const takenOver = await rows(trx)
-      .where({ [column('fingerprint')]: claim.fingerprint, [column('claimant')]: holder.claimant })
-      .update({ [column('claimant')]: claim.claimant, [column('httpStatus')]: null });
-    return takenOver === 1 || (await holderOf(claim.fingerprint, trx))?.claimant === claim.claimant;
+    const takenOver = await receipts.takeOver(trx, claim.fingerprint, holder.claimant, claim.claimant);
+    return takenOver === 1 || (await receipts.holderOf(claim.fingerprint, trx))?.claimant === claim.claimant;
   }
 
   /**
@@ -225,12 +164,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    * that image imports committed would stay "still running", and every retry would get 409.
    */
   async function keepFailure({ fingerprint, claimant, expiresAt }: WriteClaim) {
-    const { column } = table();
     for (let waitMs = FIRST_POLL_MS; ; waitMs = Math.min(MAX_POLL_MS, waitMs * 2)) {
       try {
-        await rows()
-          .where({ [column('fingerprint')]: fingerprint, [column('claimant')]: claimant })
-          .update({ [column('httpStatus')]: FAILED, [column('answer')]: null });
+        await receipts.markFailed(fingerprint, claimant);
         return;
       } catch (error) {
         if (stopping || Date.now() > expiresAt.getTime()) {
@@ -250,7 +186,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const deadline = Date.now() + WAIT_FOR_FIRST_MS;
     for (let pollMs = FIRST_POLL_MS; Date.now() < deadline; pollMs = Math.min(MAX_POLL_MS, pollMs * 2)) {
       await sleep(pollMs);
-      const holder = await holderOf(fingerprint);
+      const holder = await receipts.holderOf(fingerprint);
       if (holder?.status != null && Number(holder.status) !== FAILED) {
         return {
           status: Number(holder.status),
@@ -290,20 +226,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const claim = claims.getStore();
       if (!claim) return;
       if (claim.replayed) throw new ReplayDetected();
-      const { column } = table();
-      const insert = rows(trx)
-        .insert({
-          [column('fingerprint')]: claim.fingerprint,
-          [column('claimant')]: claim.claimant,
-          [column('expiresAt')]: storedInstant(strapi, claim.expiresAt),
-        })
-        .onConflict(column('fingerprint'))
-        .ignore();
-      // A new receipt, the usual case, costs this one statement where the database tells which
-      // rows it inserted; MySQL and MariaDB do not, and the receipt is read back there.
-      let inserted = false;
-      if (reportsInsertedRows()) inserted = (await insert.returning(column('claimant'))).length > 0;
-      else await insert;
+      // Where the database does not say it inserted the receipt, it is read back.
+      const inserted = await receipts.insertIfAbsent(trx, claim);
       if (!inserted && !(await ownsReceipt(trx, claim))) {
         claim.replayed = true;
         throw new ReplayDetected();

@@ -1,0 +1,180 @@
+import type { Core } from '@strapi/strapi';
+import { UIDS } from '../constants';
+import type { Knex, Trx } from './knex';
+import { tableOf } from './tables';
+
+/**
+ * Exclusive by default: the holder is about to change the row. With a `locale`, only rows in that
+ * locale make the document exist (the plugin's version of a document with i18n on).
+ */
+export type RowLock = { shared?: boolean; locale?: string };
+
+/** A registry key (as stored) whose document still has rows, with the locale of one of them when asked. */
+export type LiveKey = { key: string; target: string; locale?: string };
+
+/**
+ * The values of `column` among `values`, looked up by equality so that an index on the column
+ * serves it on every database (a LIKE prefix cannot use PostgreSQL's index under a non-C
+ * collation, nor SQLite's, which compares LIKE case-insensitively: both read the whole table).
+ * On MySQL and MariaDB the value is read as binary-collated utf8mb4, so that a UNION of columns
+ * with different collations (a site's own table beside the plugin's) is not refused as an
+ * illegal mix.
+ */
+function valuesIn(knex: Knex, mysql: boolean, table: string, column: string, values: string[]) {
+  const value = mysql
+    ? knex.raw('convert(?? using utf8mb4) collate utf8mb4_bin as value', [column])
+    : { value: column };
+  return knex(table).select(value).whereIn(column, values);
+}
+
+/**
+ * The identity registry's table, and the reads of the content types' tables that go with it:
+ * every statement `services/identities.ts` runs, with the dialects' differences. Keys come in
+ * as stored (`storedKey`). Row locks are taken where the database has them: SQLite locks the
+ * whole file for a write transaction, and knows no `FOR UPDATE`.
+ */
+// Over 50 lines: a repository factory; its statements, each short, share strapi through this closure.
+export function identityRegistry(strapi: Core.Strapi) {
+  const knex = (): Knex => strapi.db.connection;
+  const locksRows = () => strapi.db.dialect.client !== 'sqlite';
+  const identities = () => tableOf(strapi, UIDS.identity);
+
+  return {
+    /**
+     * The target the key points at, its registry row locked as `lock` says; with `trx` null, a
+     * plain read outside any transaction, which locks nothing.
+     */
+    async targetOf(
+      trx: Trx | null,
+      registryName: string,
+      key: string,
+      lock: RowLock
+    ): Promise<string | null> {
+      const table = identities();
+      let query = knex()(table.name)
+        .select(table.column('target'))
+        .where({ [table.column('resource')]: registryName, [table.column('naturalKey')]: key })
+        .first();
+      if (trx) query = query.transacting(trx);
+      if (trx && locksRows()) query = lock.shared ? query.forShare() : query.forUpdate();
+      const row = await query;
+      return row ? (row[table.column('target')] as string) : null;
+    },
+
+    /** The keys that name `target`; outside a transaction when `trx` is null. */
+    async keysOf(trx: Trx | null, registryName: string, target: string): Promise<string[]> {
+      const table = identities();
+      const query = knex()(table.name)
+        .select({ key: table.column('naturalKey') })
+        .where({ [table.column('resource')]: registryName, [table.column('target')]: target });
+      const rows: Array<{ key: string }> = await (trx ? query.transacting(trx) : query);
+      return rows.map((row) => row.key);
+    },
+
+    async deleteKey(trx: Trx, registryName: string, key: string) {
+      const table = identities();
+      await knex()(table.name)
+        .transacting(trx)
+        .where({ [table.column('resource')]: registryName, [table.column('naturalKey')]: key })
+        .delete();
+    },
+
+    async deleteTarget(trx: Trx, registryName: string, target: string) {
+      const table = identities();
+      await knex()(table.name)
+        .transacting(trx)
+        .where({ [table.column('resource')]: registryName, [table.column('target')]: target })
+        .delete();
+    },
+
+    /** Inserts every key for `target` in one statement: all of them, or the driver's unique violation. */
+    async insertKeys(trx: Trx, registryName: string, keys: string[], target: string) {
+      const table = identities();
+      const now = new Date();
+      await knex()(table.name)
+        .transacting(trx)
+        .insert(
+          keys.map((key) => ({
+            [table.column('resource')]: registryName,
+            [table.column('naturalKey')]: key,
+            [table.column('target')]: target,
+            [table.column('createdAt')]: now,
+            [table.column('updatedAt')]: now,
+            [table.column('publishedAt')]: now,
+          }))
+        );
+    },
+
+    /** Locks every row of the document in `uid`'s table; their locales, with `lock.locale`. */
+    async lockDocumentRows(
+      trx: Trx,
+      uid: string,
+      documentId: string,
+      lock: RowLock
+    ): Promise<Array<{ locale?: string }>> {
+      const table = tableOf(strapi, uid);
+      let query = knex()(table.name)
+        .transacting(trx)
+        .select({ id: table.column('id'), ...(lock.locale ? { locale: table.column('locale') } : {}) })
+        .where(table.column('documentId'), documentId);
+      if (locksRows()) query = lock.shared ? query.forShare() : query.forUpdate();
+      return query;
+    },
+
+    /**
+     * Of `keys`, those whose target still has a row in `uid`'s table, in one join; a locking
+     * read of a join locks the rows it returns in both tables.
+     */
+    async lockLiveKeys(
+      trx: Trx,
+      registryName: string,
+      uid: string,
+      keys: string[],
+      lock: RowLock
+    ): Promise<LiveKey[]> {
+      const registry = identities();
+      const table = tableOf(strapi, uid);
+      let query = knex()({ registry: registry.name })
+        .transacting(trx)
+        .join(
+          { entry: table.name },
+          `entry.${table.column('documentId')}`,
+          `registry.${registry.column('target')}`
+        )
+        .select({
+          key: `registry.${registry.column('naturalKey')}`,
+          target: `registry.${registry.column('target')}`,
+          ...(lock.locale ? { locale: `entry.${table.column('locale')}` } : {}),
+        })
+        .where(`registry.${registry.column('resource')}`, registryName)
+        .whereIn(`registry.${registry.column('naturalKey')}`, keys);
+      if (locksRows()) query = lock.shared ? query.forShare() : query.forUpdate();
+      return query;
+    },
+
+    /**
+     * Of `slugs`, those an entry of `uid` uses in `slugField`, and of `keys`, those the registry
+     * holds: one query on both tables, every lookup through an index. MySQL and MariaDB answer
+     * in the case they stored, which their collation does not tell apart.
+     */
+    async usedSlugsAndKeys(
+      trx: Trx,
+      registryName: string,
+      uid: string,
+      slugField: string,
+      slugs: string[],
+      keys: string[]
+    ): Promise<string[]> {
+      const table = tableOf(strapi, uid);
+      const registry = identities();
+      const mysql = strapi.db.dialect.client === 'mysql';
+      const usedSlugs = valuesIn(knex(), mysql, table.name, table.column(slugField), slugs);
+      const usedKeys = valuesIn(knex(), mysql, registry.name, registry.column('naturalKey'), keys).where(
+        registry.column('resource'),
+        registryName
+      );
+      const rows: Array<{ value: string }> = await usedSlugs.unionAll(usedKeys).transacting(trx);
+      return rows.map((row) => String(row.value));
+    },
+  };
+}
