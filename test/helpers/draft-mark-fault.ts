@@ -1,4 +1,5 @@
 import type { Site } from './site';
+import { UIDS } from './inspect';
 
 const TRIGGER = 'publish_bridge_test_refuse_draft_marks';
 const MESSAGE = 'draft marks refused by the test';
@@ -11,7 +12,7 @@ const MESSAGE = 'draft marks refused by the test';
  */
 export async function refuseDraftMarks(site: Site): Promise<() => Promise<void>> {
   const knex = site.strapi.db.connection;
-  const { tableName, attributes } = site.strapi.db.metadata.get('plugin::publish-bridge.managed-entry');
+  const { tableName, attributes } = site.strapi.db.metadata.get(UIDS.managedEntry);
   const column = (name: string) => (attributes[name] as { columnName?: string }).columnName ?? name;
   const mark = column('draftSavedInStrapi');
   const client = site.strapi.db.dialect.client;

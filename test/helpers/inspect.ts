@@ -1,5 +1,6 @@
-import type { Core } from '@strapi/strapi';
+import type { Core, UID } from '@strapi/strapi';
 import { UIDS } from '../../server/src/constants';
+import { serviceOf } from './site';
 
 export { UIDS };
 
@@ -15,7 +16,53 @@ type Meta = {
   >;
 };
 
-const metaOf = (strapi: Core.Strapi, uid: string) => strapi.db.metadata.get(uid as never) as unknown as Meta;
+const metaOf = (strapi: Core.Strapi, uid: string) =>
+  strapi.db.metadata.get(uid as UID.Schema) as unknown as Meta;
+
+/** A test's look at entries: it reads whatever attributes the type it names has. */
+type Params = Record<string, unknown>;
+type Found = Promise<any>;
+
+/** The Document Service calls tests make, for a type the test names at run time. */
+export type TestDocuments = {
+  findOne(params: Params): Found;
+  findFirst(params?: Params): Found;
+  findMany(params?: Params): Promise<any[]>;
+  count(params?: Params): Promise<number>;
+  create(params: Params): Found;
+  update(params: Params): Found;
+  delete(params: Params): Found;
+  publish(params: Params): Found;
+  unpublish(params: Params): Found;
+  discardDraft(params: Params): Found;
+};
+
+/** The Query Engine calls tests make: the rows as stored, every version of every document. */
+export type TestQuery = {
+  findOne(params?: Params): Found;
+  findMany(params?: Params): Promise<any[]>;
+  count(params?: Params): Promise<number>;
+  create(params: Params): Found;
+  createMany(params: Params): Found;
+  update(params: Params): Found;
+  updateMany(params: Params): Found;
+  delete(params: Params): Found;
+  deleteMany(params?: Params): Found;
+};
+
+/**
+ * The Document Service of a content type named at run time. Strapi types `strapi.documents()` by
+ * the uids an app generates, which these tests (run against several mappings) cannot name.
+ */
+export const documentsOf = (strapi: Core.Strapi, uid: string): TestDocuments =>
+  strapi.documents(uid as UID.ContentType) as unknown as TestDocuments;
+
+/** The Query Engine of a content type named at run time, for the same reason as `documentsOf`. */
+export const queryOf = (strapi: Core.Strapi, uid: string): TestQuery =>
+  strapi.db.query(uid as UID.Schema) as unknown as TestQuery;
+
+/** The table a content type's rows are stored in. */
+export const tableOf = (strapi: Core.Strapi, uid: string): string => metaOf(strapi, uid).tableName;
 const knex = (strapi: Core.Strapi) => strapi.db.connection;
 
 export const columnOf = (strapi: Core.Strapi, uid: string, attribute: string) =>
@@ -57,7 +104,7 @@ export async function identityRows(strapi: Core.Strapi, resource?: string) {
 
 /** The notes the activity log holds for the latest request. */
 export async function latestActivityNotes(strapi: Core.Strapi): Promise<string[]> {
-  await strapi.plugin('publish-bridge').service('activity-writer').flush();
+  await serviceOf({ strapi }, 'activity-writer').flush();
   const rows = await rowsOf(strapi, 'plugin::publish-bridge.activity-entry');
   const latest = rows.sort((a, b) => Number(a.id) - Number(b.id)).at(-1)!;
   return typeof latest.notes === 'string' ? JSON.parse(latest.notes) : latest.notes;
@@ -70,17 +117,32 @@ export const connectionsInUse = (strapi: Core.Strapi): number =>
   (strapi.db.connection as any).client.pool.numUsed();
 
 /**
+ * Hands `heard` each message the site logs at `level`; the message then goes on to the site's
+ * log, unless `heard` answers false.
+ */
+export function listenToLog(
+  strapi: Core.Strapi,
+  level: 'error' | 'warn' | 'info',
+  heard: (message: string) => boolean | void
+) {
+  const original = strapi.log[level].bind(strapi.log);
+  strapi.log[level] = ((message: string, ...rest: unknown[]) =>
+    heard(String(message)) === false
+      ? strapi.log
+      : original(message, ...rest)) as Core.Strapi['log'][typeof level];
+}
+
+/**
  * Keeps what the site logs at error level (the plugin logs every 500 with its cause there),
  * so a failing assertion can show why the server answered 5xx. `quiet` keeps expected
  * failures out of the test output.
  */
 export function captureServerErrors(strapi: Core.Strapi, { quiet = false } = {}): string[] {
   const logged: string[] = [];
-  const original = strapi.log.error.bind(strapi.log);
-  strapi.log.error = ((message: unknown, ...rest: unknown[]) => {
-    logged.push(String(message).slice(0, 4000));
-    return quiet ? strapi.log : original(message as never, ...(rest as never[]));
-  }) as typeof strapi.log.error;
+  listenToLog(strapi, 'error', (message) => {
+    logged.push(message.slice(0, 4000));
+    return !quiet;
+  });
   return logged;
 }
 
@@ -108,7 +170,8 @@ export async function snapshotTables(strapi: Core.Strapi): Promise<Record<string
   const uids = new Set<string>([...Object.values(UIDS), ...kinds.map((kind) => storageOf(strapi, kind).uid)]);
   for (const uid of [...uids]) {
     for (const attribute of Object.values(metaOf(strapi, uid).attributes) as Array<{ target?: string }>) {
-      if (attribute.target && strapi.components[attribute.target as never]) uids.add(attribute.target);
+      if (attribute.target && strapi.components[attribute.target as UID.Component])
+        uids.add(attribute.target);
     }
   }
   const tables = new Set<string>();
@@ -137,7 +200,7 @@ export type Kind = 'post' | 'blogCategory' | 'tag' | 'author' | 'product' | 'pro
  * holds a contract field, from the plugin's resolved mapping.
  */
 export function storageOf(strapi: Core.Strapi, kind: Kind) {
-  const resource = strapi.plugin('publish-bridge').service('mapping').resource(kind) as {
+  const resource = serviceOf({ strapi }, 'mapping').resource(kind) as {
     uid: string;
     registry: string;
     nameField: string;
@@ -161,7 +224,7 @@ export function storageOf(strapi: Core.Strapi, kind: Kind) {
 
 /** Deletes every file of the Media Library through the upload plugin, so public/uploads is cleaned too. */
 export async function removeUploadedFiles(strapi: Core.Strapi) {
-  for (const file of await strapi.db.query('plugin::upload.file' as never).findMany({})) {
+  for (const file of await queryOf(strapi, 'plugin::upload.file').findMany({})) {
     await strapi.plugin('upload').service('upload').remove(file);
   }
 }

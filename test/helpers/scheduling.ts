@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Site } from './site';
+import { serviceOf } from './site';
+import { queryOf } from './inspect';
 
 /** What tests of scheduled publishes do: send a post due in a few seconds, let its time pass, read what the scheduler logged. */
 
@@ -22,13 +24,13 @@ export async function scheduleSoon(site: Site, postTitle: string) {
 /** Waits until `instant` has passed, then runs the scheduler once and waits for it. */
 export async function waitPast(site: Site, instant: Date) {
   await sleep(Math.max(0, instant.getTime() - Date.now()) + 50);
-  await site.strapi.plugin('publish-bridge').service('schedules').runDue();
+  await serviceOf(site, 'schedules').runDue();
 }
 
 /** The activity log rows the scheduler wrote about a post (cancelled or failed publishes). */
 export async function schedulerEntries(site: Site, documentId: string) {
-  await site.strapi.plugin('publish-bridge').service('activity-writer').flush();
-  return (site.strapi.db.query('plugin::publish-bridge.activity-entry' as never) as any).findMany({
+  await serviceOf(site, 'activity-writer').flush();
+  return queryOf(site.strapi, 'plugin::publish-bridge.activity-entry').findMany({
     where: { entityId: documentId, action: 'scheduled-publish' },
   });
 }

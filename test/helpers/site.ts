@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Core } from '@strapi/strapi';
 import { createTestDatabase, type TestDatabase } from './databases';
 import { signedHeaders, TEST_KEY } from './signing';
+import { getService, type Services } from '../../server/src/plugin';
 
 export const EXAMPLE_DIR = path.resolve(__dirname, '..', '..', 'example');
 export const PREFIX = '/api/publish-bridge';
@@ -138,3 +139,60 @@ function applyEnv(values: Record<string, string | undefined>) {
     else process.env[name] = value;
   }
 }
+
+export type UseSiteOptions = {
+  /** Sees the instance before it registers and bootstraps, as `startSite`'s `beforeLoad`. */
+  beforeLoad?: (strapi: Core.Strapi) => void;
+};
+
+/** A site that `useSite` starts and stops: each property reads the site its `beforeAll` started. */
+export type UsedSite = Site & {
+  /** The started site itself, for a test that keeps it beyond a getter's reach. */
+  readonly site: Site;
+};
+
+/**
+ * Starts a site (as `startSite`) before the tests of the enclosing `describe`, or of the file, and
+ * stops it after them. Call it where the tests' block begins: hooks registered after it run after
+ * the site has started, so they can log in or seed. The object it returns is usable as a `Site`
+ * at once; its properties read the started site when a hook or a test runs.
+ */
+export function useSite(
+  env: Record<string, string | undefined> = {},
+  options: UseSiteOptions = {}
+): UsedSite {
+  let started: Site | undefined;
+  beforeAll(async () => {
+    started = await startSite(env, options.beforeLoad);
+  });
+  afterAll(async () => {
+    await started?.stop();
+    started = undefined;
+  });
+  const current = (): Site => {
+    if (!started) throw new Error('The site is read outside the tests useSite started it for');
+    return started;
+  };
+  return {
+    get site() {
+      return current();
+    },
+    get strapi() {
+      return current().strapi;
+    },
+    get baseUrl() {
+      return current().baseUrl;
+    },
+    get database() {
+      return current().database;
+    },
+    send: (...args) => current().send(...args),
+    stop: () => current().stop(),
+  };
+}
+
+/** One of the plugin's services on a running site, typed as the plugin's `getService` types it. */
+export const serviceOf = <Name extends keyof Services>(
+  site: Pick<Site, 'strapi'>,
+  name: Name
+): Services[Name] => getService(site.strapi, name);

@@ -1,6 +1,6 @@
-import { rowsOf } from '../helpers/inspect';
+import { queryOf, rowsOf } from '../helpers/inspect';
 import { startInstance } from '../helpers/instances';
-import { PREFIX, startSite, type Reply, type Site } from '../helpers/site';
+import { PREFIX, type Reply, serviceOf, useSite } from '../helpers/site';
 
 /**
  * The activity log under a flood of unauthenticated requests: refusals are counted in a few
@@ -10,19 +10,13 @@ const ACTIVITY = 'plugin::publish-bridge.activity-entry';
 const WRONG_KEY = 'pb_not_the_key_of_this_site_0123456789';
 const PARALLEL = 50;
 
-let site: Site;
-const activity = () => site.strapi.plugin('publish-bridge').service('activity');
-const writer = () => site.strapi.plugin('publish-bridge').service('activity-writer');
+const activity = () => serviceOf(site, 'activity');
+const writer = () => serviceOf(site, 'activity-writer');
 
-beforeAll(async () => {
-  site = await startSite();
-});
-afterAll(async () => {
-  await site?.stop();
-});
+const site = useSite();
 beforeEach(async () => {
   await writer().flush();
-  await site.strapi.db.query(ACTIVITY as never).deleteMany({});
+  await queryOf(site.strapi, ACTIVITY).deleteMany({});
 });
 
 /** Sends `count` requests, `PARALLEL` at a time; returns how many got each status. */
@@ -220,7 +214,7 @@ test('a log table written by an older version gains the new columns at boot and 
     message: 'wrong key',
   });
   await writer().flush();
-  const { results } = await activity().list({ page: 1, pageSize: 10, filters: [] });
+  const { results } = await activity().list({ page: 1, pageSize: 10, filters: [], userAbility: undefined });
   expect(results.map((item: any) => [item.requestId, item.action, item.count, item.sourceAddress])).toEqual([
     [undefined, 'unauthenticated', 1, '203.0.113.7'],
     ['from-the-previous-version', 'handshake', 1, undefined],

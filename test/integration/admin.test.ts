@@ -10,7 +10,8 @@ import {
   type AdminClient,
 } from '../helpers/admin-client';
 import { signedHeaders, TEST_KEY } from '../helpers/signing';
-import { PREFIX, startSite, type Site } from '../helpers/site';
+import { PREFIX, serviceOf, useSite } from '../helpers/site';
+import { queryOf } from '../helpers/inspect';
 
 const ACTIVITY = 'plugin::publish-bridge.activity-entry';
 const KEY_B = 'pb_rotated_key_b_9f8e7d6c5b4a39281706f5e4d3c2b1a0';
@@ -21,23 +22,21 @@ const SETTINGS_READ = 'plugin::publish-bridge.settings.read';
 const LOGS_READ = 'plugin::publish-bridge.logs.read';
 const PLATFORM_ALLOWED_HOSTS = 'plugin::publish-bridge.platform.allowedHosts';
 
-let site: Site;
 let superAdmin: AdminClient;
 let editor: AdminClient;
 let author: AdminClient;
 /** Holds settings.read and nothing else: may look at the settings page, not change it or read logs. */
 let settingsReader: AdminClient;
 
-const plugin = () => site.strapi.plugin('publish-bridge');
 /** Posts live in the plugin's own type or in the one the example maps them onto. */
-const postUid = () => plugin().service('mapping').resource('post').uid;
+const postUid = () => serviceOf(site, 'mapping').resource('post').uid;
 const activityRows = async () => {
-  await plugin().service('activity-writer').flush();
-  return (await site.strapi.db.query(ACTIVITY as never).findMany({ orderBy: { id: 'asc' } })) as any[];
+  await serviceOf(site, 'activity-writer').flush();
+  return (await queryOf(site.strapi, ACTIVITY).findMany({ orderBy: { id: 'asc' } })) as any[];
 };
 const clearActivity = async () => {
-  await plugin().service('activity-writer').flush();
-  await site.strapi.db.query(ACTIVITY as never).deleteMany({});
+  await serviceOf(site, 'activity-writer').flush();
+  await queryOf(site.strapi, ACTIVITY).deleteMany({});
 };
 const saveSettings = (body: unknown) => superAdmin.request('PUT', '/publish-bridge/settings', body);
 const settingsView = async () => (await superAdmin.request('GET', '/publish-bridge/settings')).body.data;
@@ -123,16 +122,13 @@ function proxyTo(target: string, damage: (headers: http.IncomingHttpHeaders, bod
   });
 }
 
+// The stub platforms below listen on 127.0.0.1, which the log fetch refuses unless it is listed.
+const site = useSite({ PUBLISH_BRIDGE_API_KEY: '', PUBLISH_BRIDGE_PLATFORM_ALLOWED_HOSTS: '127.0.0.1' });
 beforeAll(async () => {
-  // The stub platforms below listen on 127.0.0.1, which the log fetch refuses unless it is listed.
-  site = await startSite({ PUBLISH_BRIDGE_API_KEY: '', PUBLISH_BRIDGE_PLATFORM_ALLOWED_HOSTS: '127.0.0.1' });
   superAdmin = await loginAs(site, 'strapi-super-admin');
   editor = await loginAs(site, 'strapi-editor');
   author = await loginAs(site, 'strapi-author');
   settingsReader = await loginWithPermissions(site, [SETTINGS_READ]);
-});
-afterAll(async () => {
-  await site?.stop();
 });
 
 describe('admin API permissions', () => {
@@ -155,7 +151,7 @@ describe('admin API permissions', () => {
       const reply = await anonymous(site).request(method, path, body);
       expect({ method, path, status: reply.status }).toEqual({ method, path, status: 401 });
     }
-    expect((await plugin().service('settings').capabilities()).authors).toBe(true);
+    expect((await serviceOf(site, 'settings').capabilities()).authors).toBe(true);
   });
 
   test('Super Admin reaches every route', async () => {
@@ -345,7 +341,7 @@ describe('activity log', () => {
     const invalid = await site.send('POST', '/posts', { title: 'No status', content: '<p>x</p>' });
     expect(invalid.status).toBe(400);
     expect((await site.send('GET', '/nowhere')).status).toBe(404);
-    await plugin().service('activity-writer').flush();
+    await serviceOf(site, 'activity-writer').flush();
 
     const reply = await superAdmin.request('GET', activityUrl({ pageSize: 100 }));
     expect(reply.status).toBe(200);
@@ -387,7 +383,7 @@ describe('activity log', () => {
     const created = await site.send('POST', '/posts', { title, content: '<p>x</p>', status: 'draft' });
     expect(created.status).toBe(200);
     const id = created.body.id as string;
-    await plugin().service('activity-writer').flush();
+    await serviceOf(site, 'activity-writer').flush();
     const logged = async (client: AdminClient) => {
       const reply = await client.request('GET', activityUrl());
       expect(reply.status).toBe(200);
@@ -412,20 +408,18 @@ describe('activity log', () => {
 
   test('keeps what the site adjusted while storing a request as notes on its entry', async () => {
     // Recorded as the gate records it: notes come from the write services (mapping, media).
-    plugin()
-      .service('activity-writer')
-      .record({
-        requestId: 'notes-1',
-        receivedAt: new Date(),
-        method: 'POST',
-        path: `${PREFIX}/posts`,
-        pathUnderPrefix: '/posts',
-        status: 200,
-        body: { id: 'doc-with-notes', url: 'https://example.com/x', title: 'never stored' },
-        durationMs: 12,
-        notes: ['content: kept as HTML code blocks: <table>.', 'x'.repeat(600)],
-      });
-    await plugin().service('activity-writer').flush();
+    serviceOf(site, 'activity-writer').record({
+      requestId: 'notes-1',
+      receivedAt: new Date(),
+      method: 'POST',
+      path: `${PREFIX}/posts`,
+      pathUnderPrefix: '/posts',
+      status: 200,
+      body: { id: 'doc-with-notes', url: 'https://example.com/x', title: 'never stored' },
+      durationMs: 12,
+      notes: ['content: kept as HTML code blocks: <table>.', 'x'.repeat(600)],
+    });
+    await serviceOf(site, 'activity-writer').flush();
     const [item] = (await superAdmin.request('GET', activityUrl())).body.results;
     expect(item).toMatchObject({ requestId: 'notes-1', action: 'posts.create', entityId: 'doc-with-notes' });
     expect(item.notes).toEqual(['content: kept as HTML code blocks: <table>.', `${'x'.repeat(499)}…`]);
@@ -463,7 +457,7 @@ describe('activity log', () => {
     await site.send('POST', '/handshake', {}, { unsigned: true });
     await site.send('POST', '/handshake', {}, { unsigned: true });
     await site.send('POST', '/posts', { title: 'Filtered', content: '<p>x</p>', status: 'draft' });
-    await plugin().service('activity-writer').flush();
+    await serviceOf(site, 'activity-writer').flush();
 
     const page2 = await superAdmin.request('GET', activityUrl({ page: 2, pageSize: 2 }));
     expect(page2.body.pagination).toEqual({ page: 2, pageSize: 2, pageCount: 3, total: 5 });
@@ -508,7 +502,7 @@ describe('activity log', () => {
       const reply = await site.send('POST', '/handshake', {});
       expect(reply.status).toBe(200);
       requestId = reply.headers.get('x-request-id');
-      await plugin().service('activity-writer').flush();
+      await serviceOf(site, 'activity-writer').flush();
     } finally {
       await knex.schema.renameTable(`${table}_away`, table);
     }
@@ -546,13 +540,11 @@ describe('activity log', () => {
       durationMs: 1,
     });
     // An HTTP status no integer column holds: PostgreSQL and MariaDB refuse it (SQLite stores it).
-    plugin()
-      .service('activity-writer')
-      .record(exchange('refused', 2 ** 40));
-    plugin().service('activity-writer').record(exchange('after-1', 200));
-    await plugin().service('activity-writer').flush();
-    plugin().service('activity-writer').record(exchange('after-2', 200));
-    await plugin().service('activity-writer').flush();
+    serviceOf(site, 'activity-writer').record(exchange('refused', 2 ** 40));
+    serviceOf(site, 'activity-writer').record(exchange('after-1', 200));
+    await serviceOf(site, 'activity-writer').flush();
+    serviceOf(site, 'activity-writer').record(exchange('after-2', 200));
+    await serviceOf(site, 'activity-writer').flush();
 
     const stored = (await activityRows()).map((row) => row.requestId);
     const refusedToo = site.database.client === 'sqlite' ? ['refused'] : [];
@@ -576,11 +568,11 @@ describe('activity log', () => {
     const recent = Array.from({ length: 130 }, (_, i) =>
       entry(new Date(Date.now() - (130 - i) * 1000), `/new/${i}`)
     );
-    await site.strapi.db.query(ACTIVITY as never).createMany({ data: [...recent.slice(0, 5), ...old] });
-    await site.strapi.db.query(ACTIVITY as never).createMany({ data: recent.slice(5) });
+    await queryOf(site.strapi, ACTIVITY).createMany({ data: [...recent.slice(0, 5), ...old] });
+    await queryOf(site.strapi, ACTIVITY).createMany({ data: recent.slice(5) });
     site.strapi.config.set(configKey, { maxEntries: 100, maxAgeDays: 30 });
     try {
-      await plugin().service('activity-writer').prune();
+      await serviceOf(site, 'activity-writer').prune();
     } finally {
       site.strapi.config.set(configKey, original);
     }
@@ -1035,7 +1027,7 @@ describe('platform delivery log: the key goes only where it was saved for', () =
     expect(reply.status).toBe(200);
     return reply.body.data.platform;
   };
-  const storedPlatformKey = async () => (await plugin().service('settings').platform()).apiKey;
+  const storedPlatformKey = async () => (await serviceOf(site, 'settings').platform()).apiKey;
   const readLog = () => superAdmin.request('GET', '/publish-bridge/platform-logs');
   const emptyLog = (_req: http.IncomingMessage, res: http.ServerResponse) => {
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -1139,7 +1131,7 @@ describe('what settings.read shows', () => {
   test('the last request is log data: only admins who hold logs.read get it', async () => {
     await saveSettings({ connectionKey: { value: TEST_KEY } });
     expect((await site.send('POST', '/handshake', {})).status).toBe(200);
-    await plugin().service('activity-writer').flush();
+    await serviceOf(site, 'activity-writer').flush();
 
     const logReader = await loginWithPermissions(site, [SETTINGS_READ, LOGS_READ]);
     for (const client of [superAdmin, logReader]) {

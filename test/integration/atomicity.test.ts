@@ -1,7 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { startSite, type Site } from '../helpers/site';
+import { type Site, useSite } from '../helpers/site';
 import { testDatabaseClient } from '../helpers/databases';
-import { captureServerErrors, rowsNamed, rowsOf, snapshotTables, storageOf } from '../helpers/inspect';
+import {
+  captureServerErrors,
+  documentsOf,
+  rowsNamed,
+  rowsOf,
+  snapshotTables,
+  storageOf,
+} from '../helpers/inspect';
 
 /**
  * A request either happens completely or not at all: failures are forced inside the running
@@ -61,14 +68,10 @@ const fullPost = (run: string) => ({
 });
 
 describe.each(['site', 'plugin'])(`atomicity on ${db}, %s content types`, (contentTypes) => {
-  let site: Site;
   let serverErrors: string[];
+  const site = useSite({ PUBLISH_BRIDGE_CONTENT_TYPES: contentTypes });
   beforeAll(async () => {
-    site = await startSite({ PUBLISH_BRIDGE_CONTENT_TYPES: contentTypes });
     serverErrors = captureServerErrors(site.strapi, { quiet: true });
-  });
-  afterAll(async () => {
-    await site?.stop();
   });
   beforeEach(() => {
     serverErrors.length = 0;
@@ -89,9 +92,11 @@ describe.each(['site', 'plugin'])(`atomicity on ${db}, %s content types`, (conte
   /** Both versions of a post with every attribute, relations, components and media included. */
   async function postState(documentId: string) {
     const read = (status: 'draft' | 'published') =>
-      site.strapi
-        .documents(storageOf(site.strapi, 'post').uid as never)
-        .findOne({ documentId, status, populate: '*' } as never);
+      documentsOf(site.strapi, storageOf(site.strapi, 'post').uid).findOne({
+        documentId,
+        status,
+        populate: '*',
+      });
     return { draft: await read('draft'), published: await read('published') };
   }
 

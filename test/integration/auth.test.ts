@@ -1,6 +1,7 @@
 import { signMessage } from '../../server/src/contract/signature';
 import { TEST_KEY } from '../helpers/signing';
-import { startSite, type Reply, type Site } from '../helpers/site';
+import { type Reply, serviceOf, type Site, useSite } from '../helpers/site';
+import { documentsOf, UIDS } from '../helpers/inspect';
 
 const HANDSHAKE = '{}';
 const MINUTE = 60_000;
@@ -16,7 +17,7 @@ function expectUnauthorized(reply: Reply, ...fragments: (string | RegExp)[]) {
 
 /** Saves a connection key as the admin settings page does (its grace period in ms). */
 const saveKey = (site: Site, value: string, graceMs = 0) =>
-  site.strapi.plugin('publish-bridge').service('settings').update({ connectionKey: { value, graceMs } });
+  serviceOf(site, 'settings').update({ connectionKey: { value, graceMs } });
 
 /** Headers with one of the three removed, the other two as the publisher would send them. */
 function headersWithout(name: string, body: string) {
@@ -31,13 +32,7 @@ function headersWithout(name: string, body: string) {
 }
 
 describe('authentication with a key from PUBLISH_BRIDGE_API_KEY', () => {
-  let site: Site;
-  beforeAll(async () => {
-    site = await startSite();
-  });
-  afterAll(async () => {
-    await site?.stop();
-  });
+  const site = useSite();
 
   it('accepts a request signed as the publisher signs it', async () => {
     const reply = await site.send('POST', '/handshake', HANDSHAKE);
@@ -149,7 +144,7 @@ describe('authentication with a key from PUBLISH_BRIDGE_API_KEY', () => {
   });
 
   it('writes nothing for a refused request', async () => {
-    const posts = () => site.strapi.documents('plugin::publish-bridge.post' as never).count({} as never);
+    const posts = () => documentsOf(site.strapi, UIDS.post).count({});
     const before = await posts();
     const reply = await site.send(
       'POST',
@@ -185,13 +180,7 @@ describe('authentication with a key from PUBLISH_BRIDGE_API_KEY', () => {
 });
 
 describe('authentication with no key in the environment', () => {
-  let site: Site;
-  beforeAll(async () => {
-    site = await startSite({ PUBLISH_BRIDGE_API_KEY: undefined });
-  });
-  afterAll(async () => {
-    await site?.stop();
-  });
+  const site = useSite({ PUBLISH_BRIDGE_API_KEY: undefined });
 
   it('refuses every request while no key is configured, saying so', async () => {
     const reply = await site.send('POST', '/handshake', HANDSHAKE);

@@ -10,7 +10,15 @@ import {
 } from '../helpers/image-server';
 import { createTestDatabase, testDatabaseClient } from '../helpers/databases';
 import { startInstance } from '../helpers/instances';
-import { identityRows, latestActivityNotes, rowsOf, UIDS } from '../helpers/inspect';
+import {
+  documentsOf,
+  identityRows,
+  latestActivityNotes,
+  queryOf,
+  rowsOf,
+  tableOf,
+  UIDS,
+} from '../helpers/inspect';
 import { EXAMPLE_DIR, type Site } from '../helpers/site';
 
 /**
@@ -25,7 +33,7 @@ const UPLOADS = path.join(EXAMPLE_DIR, 'public', 'uploads');
 
 let site: Site;
 let images: ImageServer;
-const documents = () => site.strapi.documents(ARTICLE as never) as any;
+const documents = () => documentsOf(site.strapi, ARTICLE);
 
 let stopSite: (() => Promise<void>) | undefined;
 
@@ -61,7 +69,7 @@ describe('media of a request whose write fails', () => {
   const OWN_FILE = /^(kept_from_before|fresh_(inline|cover|body))_/;
 
   async function mediaState() {
-    const files = await site.strapi.db.query(FILE_UID as never).findMany({ orderBy: { id: 'asc' } });
+    const files = await queryOf(site.strapi, FILE_UID).findMany({ orderBy: { id: 'asc' } });
     return {
       files: files.map((file: { id: number; url: string }) => `${file.id} ${file.url}`),
       folder: (await fs.readdir(UPLOADS)).filter((name) => OWN_FILE.test(name)).sort(),
@@ -94,7 +102,7 @@ describe('media of a request whose write fails', () => {
     const subscription = site.strapi.db.lifecycles.subscribe({
       models: [ARTICLE],
       beforeCreate: refuse,
-    } as never);
+    });
     try {
       const reply = await site.send('POST', '/posts', {
         title: 'Refused',
@@ -188,10 +196,10 @@ describe('image URLs with credentials', () => {
     const url = `http://publisher:hunter2-secret@127.0.0.1:${port}/missing.png?signature=sig-secret`;
     const logged: string[] = [];
     const spies = (['warn', 'info'] as const).map((level) =>
-      jest.spyOn(site.strapi.log, level).mockImplementation(((message: unknown) => {
+      jest.spyOn(site.strapi.log, level).mockImplementation((message: unknown) => {
         logged.push(String(message));
         return site.strapi.log;
-      }) as never)
+      })
     );
     let notes: string[];
     try {
@@ -295,7 +303,7 @@ describe('a body of many small blocks', () => {
 
 describe('images of too many pixels', () => {
   it('publishes the post without a 16,000 × 16,000 cover and inline image, uploads neither and names them in notes', async () => {
-    const files = () => site.strapi.db.query(FILE_UID as never).count();
+    const files = () => queryOf(site.strapi, FILE_UID).count();
     const filesBefore = await files();
     const cover = images.url('/huge-pixels/cover.png');
     const inline = images.url('/huge-pixels/inline.png');
@@ -332,7 +340,7 @@ describe('images of too many pixels', () => {
 });
 
 describe('animated images and the pixels of a request', () => {
-  const fileCount = () => site.strapi.db.query(FILE_UID as never).count();
+  const fileCount = () => queryOf(site.strapi, FILE_UID).count();
 
   it.each(['gif', 'webp'])(
     'publishes the post without an animated %s whose frames add up to more than media.maxPixels, and notes it',
@@ -390,7 +398,7 @@ describe('animated images and the pixels of a request', () => {
 });
 
 describe('the decoding an image costs besides its pixels, and across requests', () => {
-  const fileCount = () => site.strapi.db.query(FILE_UID as never).count();
+  const fileCount = () => queryOf(site.strapi, FILE_UID).count();
 
   it('publishes the post without a progressive JPEG of more than 100 scans, uploads nothing and notes it', async () => {
     const cover = images.url('/many-scans/cover.jpg');
@@ -510,7 +518,7 @@ describe('names a post refers to', () => {
 
   it('that the registry knows cost as many queries on it for eight categories as for two', async () => {
     const names = (count: number) => Array.from({ length: count }, (_, index) => `Known name ${index}`);
-    const registry = site.strapi.db.metadata.get(UIDS.identity as never).tableName;
+    const registry = tableOf(site.strapi, UIDS.identity);
     const registryQueries = async (body: Record<string, unknown>) => {
       let count = 0;
       const onQuery = (query: { sql: string }) => {
@@ -543,7 +551,7 @@ describe('names a post refers to', () => {
       .find((line) => line.startsWith('Deleted soon '))!
       .split(' ')
       .at(-1)!;
-    await site.strapi.documents('api::category.category' as never).delete({ documentId: deleted } as never);
+    await documentsOf(site.strapi, 'api::category.category').delete({ documentId: deleted });
 
     const second = await publish({ title: 'After the deletion', categories: ['Stays', 'Deleted soon'] });
     const after = await categoriesOf(second);
@@ -567,7 +575,7 @@ describe('free slugs', () => {
     // Queries on the identity registry, and those that look up a slug (the column quoted as each
     // database quotes it): how many Strapi's own create and publish issue varies a little from
     // one request to the next on PostgreSQL, so the rest are not counted.
-    const registry = site.strapi.db.metadata.get(UIDS.identity as never).tableName;
+    const registry = tableOf(site.strapi, UIDS.identity);
     const slugLookup = /slug[`"]? (=|like|in) /i;
     const queriesOf = async (body: Record<string, unknown>) => {
       const counts = { registry: 0, slug: 0 };
@@ -620,8 +628,8 @@ describe('free slugs', () => {
     "(MariaDB only) are found when the site's table and the registry have different collations",
     async () => {
       const knex = site.strapi.db.connection;
-      const article = site.strapi.db.metadata.get(ARTICLE as never).tableName;
-      const registry = site.strapi.db.metadata.get(UIDS.identity as never).tableName;
+      const article = tableOf(site.strapi, ARTICLE);
+      const registry = tableOf(site.strapi, UIDS.identity);
       const [[{ collation }]] = await knex.raw(
         `select collation_name as collation from information_schema.columns
        where table_schema = database() and table_name = ? and column_name = 'natural_key'`,

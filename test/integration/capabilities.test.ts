@@ -1,21 +1,16 @@
-import { startSite, type Site } from '../helpers/site';
+import { serviceOf, useSite } from '../helpers/site';
+import { documentsOf, UIDS } from '../helpers/inspect';
 
-const POST = 'plugin::publish-bridge.post';
-const CATEGORY = 'plugin::publish-bridge.blog-category';
-const AUTHOR = 'plugin::publish-bridge.author';
-const PRODUCT = 'plugin::publish-bridge.product';
-const PRODUCT_CATEGORY = 'plugin::publish-bridge.product-category';
+const POST = UIDS.post;
+const CATEGORY = UIDS.blogCategory;
+const AUTHOR = UIDS.author;
+const PRODUCT = UIDS.product;
+const PRODUCT_CATEGORY = UIDS.productCategory;
 
-let site: Site;
-const documents = (uid: string) => site.strapi.documents(uid as never) as any;
-const settings = () => site.strapi.plugin('publish-bridge').service('settings');
+const documents = (uid: string) => documentsOf(site.strapi, uid);
+const settings = () => serviceOf(site, 'settings');
 
-beforeAll(async () => {
-  site = await startSite();
-});
-afterAll(async () => {
-  await site?.stop();
-});
+const site = useSite();
 
 const publish = async (body: Record<string, unknown>) => {
   const reply = await site.send('POST', '/posts', { content: '<p>Body</p>', status: 'publish', ...body });

@@ -1,28 +1,22 @@
 import { loginAs, pluginTypesDisplayed } from '../helpers/admin-client';
-import { startSite, type Site } from '../helpers/site';
+import { serviceOf, type Site, useSite } from '../helpers/site';
 
 /**
  * The handshake declares what the site's mapping can serve: SEO only where an SEO field is
  * stored, products and product categories only where the site maps them or opts in. The plugin's
  * types no one uses leave the Content Manager's menu, and come back when a capability uses them.
  */
-const settingsOf = (site: Site) => site.strapi.plugin('publish-bridge').service('settings');
+const settingsOf = (site: Site) => serviceOf(site, 'settings');
 const overviewOf = async (site: Site) =>
-  site.strapi
-    .plugin('publish-bridge')
-    .service('settings-overview')
-    .overview({ requestOrigin: 'http://localhost', includeLastRequest: false });
+  serviceOf(site, 'settings-overview').overview({
+    requestOrigin: 'http://localhost',
+    includeLastRequest: false,
+  });
 const declared = async (site: Site) => (await site.send('POST', '/handshake', {})).body.capabilities;
 
 describe("Strapi's example blog: posts in the Story, products in the Item, no SEO field", () => {
-  let site: Site;
-  beforeAll(async () => {
-    // `seo` switched on in config/plugins although the Story stores no SEO field.
-    site = await startSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'template', PUBLISH_BRIDGE_CAPABILITIES: 'seo' });
-  });
-  afterAll(async () => {
-    await site?.stop();
-  });
+  // `seo` switched on in config/plugins although the Story stores no SEO field.
+  const site = useSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'template', PUBLISH_BRIDGE_CAPABILITIES: 'seo' });
 
   test('the handshake declares no seo, even switched on, and products since the site maps them', async () => {
     expect(await declared(site)).toEqual([
@@ -38,7 +32,7 @@ describe("Strapi's example blog: posts in the Story, products in the Item, no SE
 
   test('the settings overview says why seo is unavailable, and which capabilities are on by default', async () => {
     const { capabilities } = await overviewOf(site);
-    const byName = Object.fromEntries(capabilities.map((state: { name: string }) => [state.name, state]));
+    const byName = Object.fromEntries(capabilities.map((state) => [state.name, state]));
     expect(byName.seo).toMatchObject({ enabled: false, available: false });
     expect(byName.seo.unavailableReason).toMatch(/post mapping \(api::story.story\) stores no SEO field/);
     expect(byName.seo.unavailableReason).toContain('config/plugins');
@@ -70,13 +64,7 @@ describe("Strapi's example blog: posts in the Story, products in the Item, no SE
 });
 
 describe("everything in the plugin's types, no opt-in", () => {
-  let site: Site;
-  beforeAll(async () => {
-    site = await startSite({ PUBLISH_BRIDGE_CAPABILITIES: undefined });
-  });
-  afterAll(async () => {
-    await site?.stop();
-  });
+  const site = useSite({ PUBLISH_BRIDGE_CAPABILITIES: undefined });
 
   test('products are off until the admin opts in, which shows their type', async () => {
     expect(await declared(site)).toEqual(['posts.delete', 'blog_categories', 'authors', 'seo', 'pages.list']);

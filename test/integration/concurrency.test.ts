@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { startSite, type Reply, type Site } from '../helpers/site';
+import { type Reply, serviceOf, useSite } from '../helpers/site';
 import { testDatabaseClient } from '../helpers/databases';
 import {
   captureServerErrors,
   countBy,
   distinctDocuments,
+  documentsOf,
   identityRows,
   rowsNamed,
   rowsOf,
@@ -30,14 +31,10 @@ const inParallel = (count: number, request: (index: number) => Promise<Reply>) =
   Promise.all(Array.from({ length: count }, (_, index) => request(index)));
 
 describe.each(['site', 'plugin'])(`concurrent creates on ${db}, %s content types`, (contentTypes) => {
-  let site: Site;
   let serverErrors: string[];
+  const site = useSite({ PUBLISH_BRIDGE_CONTENT_TYPES: contentTypes });
   beforeAll(async () => {
-    site = await startSite({ PUBLISH_BRIDGE_CONTENT_TYPES: contentTypes });
     serverErrors = captureServerErrors(site.strapi);
-  });
-  afterAll(async () => {
-    await site?.stop();
   });
   beforeEach(() => {
     serverErrors.length = 0;
@@ -79,10 +76,10 @@ describe.each(['site', 'plugin'])(`concurrent creates on ${db}, %s content types
     );
     const id = expectAllOkWithOneId(replies);
 
-    const documents = await site.strapi.documents(post.uid as never).findMany({
+    const documents = await documentsOf(site.strapi, post.uid).findMany({
       filters: { [post.attribute('source_id')]: sourceId },
       fields: ['documentId'],
-    } as never);
+    });
     const rows = (await rowsOf(site.strapi, post.uid)).filter(
       (row) => row[post.attribute('source_id')] === sourceId
     );
@@ -97,10 +94,10 @@ describe.each(['site', 'plugin'])(`concurrent creates on ${db}, %s content types
     expect(rows).toHaveLength(2);
     expect(links.map((row) => row.target)).toEqual([id]);
     // Every request after the first applied its body to that post: the last write won whole.
-    const published: any = await site.strapi.documents(post.uid as never).findOne({
+    const published: any = await documentsOf(site.strapi, post.uid).findOne({
       documentId: id,
       status: 'published',
-    } as never);
+    });
     const winner = Number(/#(\d+)$/.exec(published[post.attribute('title')])?.[1]);
     expect(winner).toBeGreaterThanOrEqual(0);
     expect(JSON.stringify(published[post.attribute('content')]).match(/attempt \d+/g)).toEqual([
@@ -161,11 +158,11 @@ describe.each(['site', 'plugin'])(`concurrent creates on ${db}, %s content types
         { fields: ['documentId'] },
       ])
     );
-    const posts = (await site.strapi.documents(post.uid as never).findMany({
+    const posts = (await documentsOf(site.strapi, post.uid).findMany({
       filters: { [post.attribute('source_id')]: { $startsWith: `shared-${run}-` } },
       populate,
       limit: PARALLEL * 2,
-    } as never)) as any[];
+    })) as any[];
     expect(posts).toHaveLength(PARALLEL);
     const idOf = (kind: string, name: string) =>
       rows[entities.findIndex((entity) => entity.kind === kind && entity.name === name)][0].documentId;
@@ -235,10 +232,10 @@ describe.each(['site', 'plugin'])(`concurrent creates on ${db}, %s content types
     async function categoriesOf(documentId: string): Promise<string[]> {
       const post = storageOf(site.strapi, 'post');
       const category = storageOf(site.strapi, 'blogCategory');
-      const stored: any = await site.strapi.documents(post.uid as never).findOne({
+      const stored: any = await documentsOf(site.strapi, post.uid).findOne({
         documentId,
         populate: { [post.attribute('categories')]: { fields: [category.nameField] } },
-      } as never);
+      });
       return stored[post.attribute('categories')].map((entry: any) => entry[category.nameField]);
     }
 
@@ -320,13 +317,7 @@ describe.each(['site', 'plugin'])(`concurrent creates on ${db}, %s content types
 const describeOnMariadb = db === 'mariadb' ? describe : describe.skip;
 
 describeOnMariadb('transactions on MariaDB (MariaDB only: run with npm run test:mariadb)', () => {
-  let site: Site;
-  beforeAll(async () => {
-    site = await startSite();
-  });
-  afterAll(async () => {
-    await site?.stop();
-  });
+  const site = useSite();
 
   /** Whether a transaction's second read sees a row committed by another connection after its first read. */
   const seesCommitsMadeMeanwhile = async (trx: any) => {
@@ -345,10 +336,7 @@ describeOnMariadb('transactions on MariaDB (MariaDB only: run with npm run test:
   };
 
   test("the plugin's transactions read at READ COMMITTED, and Strapi's own keep the server's default", async () => {
-    const plugin = await site.strapi
-      .plugin('publish-bridge')
-      .service('transactions')
-      .run(({ trx }: any) => seesCommitsMadeMeanwhile(trx));
+    const plugin = await serviceOf(site, 'transactions').run(({ trx }: any) => seesCommitsMadeMeanwhile(trx));
     const strapis = await site.strapi.db.transaction(({ trx }) => seesCommitsMadeMeanwhile(trx));
     // REPEATABLE READ keeps the first read's snapshot; READ COMMITTED sees the new row.
     expect({ plugin, strapis }).toEqual({ plugin: true, strapis: false });

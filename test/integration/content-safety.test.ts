@@ -1,5 +1,6 @@
-import { startSite, type Site } from '../helpers/site';
+import { type Site, useSite } from '../helpers/site';
 import { live, markdownRenderer } from '../helpers/live-content';
+import { documentsOf, UIDS } from '../helpers/inspect';
 
 /**
  * A signed publish whose content carries the attacks of the content-safety policy is stored with
@@ -25,17 +26,13 @@ async function publish(site: Site, title: string): Promise<string> {
 }
 
 describe("the plugin's post, a richtext attribute", () => {
-  let site: Site;
   const FORMAT = 'plugin::publish-bridge.richtextFormat';
-  beforeAll(async () => {
-    site = await startSite();
-  });
-  afterAll(() => site?.stop());
+  const site = useSite();
   afterEach(() => site.strapi.config.set(FORMAT, undefined));
 
   const storedContent = async (title: string) => {
     const documentId = await publish(site, title);
-    const post = await (site.strapi.documents('plugin::publish-bridge.post' as never) as any).findOne({
+    const post = await documentsOf(site.strapi, UIDS.post).findOne({
       documentId,
       status: 'published',
     });
@@ -52,15 +49,11 @@ describe("the plugin's post, a richtext attribute", () => {
 });
 
 describe("the example's Article, a blocks attribute", () => {
-  let site: Site;
-  beforeAll(async () => {
-    site = await startSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'site' });
-  });
-  afterAll(() => site?.stop());
+  const site = useSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'site' });
 
   it('stored as Blocks keeps nothing live, and the text', async () => {
     const documentId = await publish(site, 'Attacks as Blocks');
-    const article = await (site.strapi.documents('api::article.article' as never) as any).findOne({
+    const article = await documentsOf(site.strapi, 'api::article.article').findOne({
       documentId,
       status: 'published',
     });
@@ -72,12 +65,8 @@ describe("the example's Article, a blocks attribute", () => {
 });
 
 describe('a text field stored in a richtext attribute (the excerpt in the plugin’s post’s content)', () => {
-  let site: Site;
   const FORMAT = 'plugin::publish-bridge.richtextFormat';
-  beforeAll(async () => {
-    site = await startSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'rich-excerpt' });
-  });
-  afterAll(() => site?.stop());
+  const site = useSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'rich-excerpt' });
   afterEach(() => site.strapi.config.set(FORMAT, undefined));
 
   it.each(['html', 'markdown'] as const)(
@@ -91,7 +80,7 @@ describe('a text field stored in a richtext attribute (the excerpt in the plugin
         status: 'publish',
       });
       expect(reply.status).toBe(200);
-      const post = await (site.strapi.documents('plugin::publish-bridge.post' as never) as any).findOne({
+      const post = await documentsOf(site.strapi, UIDS.post).findOne({
         documentId: reply.body.id,
         status: 'published',
       });
@@ -117,7 +106,7 @@ describe('a text field stored in a richtext attribute (the excerpt in the plugin
       status: 'publish',
     });
     expect(reply.status).toBe(200);
-    const post = await (site.strapi.documents('plugin::publish-bridge.post' as never) as any).findOne({
+    const post = await documentsOf(site.strapi, UIDS.post).findOne({
       documentId: reply.body.id,
       status: 'published',
     });

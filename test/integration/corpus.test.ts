@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { ImageServer } from '../helpers/image-server';
 import type { Site } from '../helpers/site';
 import { visibleTextOfBlocks, visibleTextOfHtml } from '../helpers/visible-text';
+import { documentsOf } from '../helpers/inspect';
 
 /**
  * The HTML corpus (test/fixtures/html), published through a real site into the example's
@@ -19,7 +20,7 @@ const NAMES = readdirSync(FIXTURES)
 
 let site: Site;
 let images: ImageServer;
-const articles = () => site.strapi.documents(ARTICLE as never) as any;
+const articles = () => documentsOf(site.strapi, ARTICLE);
 
 let stopSite: (() => Promise<void>) | undefined;
 

@@ -1,9 +1,9 @@
 import { chooseEditorChangePolicy, loginAs, type AdminClient } from '../helpers/admin-client';
 import { testDatabaseClient } from '../helpers/databases';
 import { refuseDraftMarks } from '../helpers/draft-mark-fault';
-import { latestActivityNotes } from '../helpers/inspect';
+import { documentsOf, latestActivityNotes, UIDS } from '../helpers/inspect';
 import { scheduleSoon, schedulerEntries, waitPast } from '../helpers/scheduling';
-import { startSite, type Site } from '../helpers/site';
+import { useSite } from '../helpers/site';
 
 /**
  * An editor's save of a draft counts, whatever fields it changed: also a field the platform
@@ -13,26 +13,22 @@ import { startSite, type Site } from '../helpers/site';
  * Editors save through the Content Manager's own API, as the admin panel does.
  */
 const db = testDatabaseClient();
-const POST = 'plugin::publish-bridge.post';
+const POST = UIDS.post;
 const SAVED = /not published: an editor saved the post's draft in Strapi and did not publish it/;
 
 describe(`an editor's save of a draft the platform wrote, on ${db}`, () => {
-  let site: Site;
   let editor: AdminClient;
   let run = 0;
+  const site = useSite();
   beforeAll(async () => {
-    site = await startSite();
     editor = await loginAs(site, 'strapi-super-admin');
-  });
-  afterAll(async () => {
-    await site?.stop();
   });
   afterEach(async () => {
     await chooseEditorChangePolicy(editor, 'overwrite');
   });
 
   const published = (documentId: string) =>
-    (site.strapi.documents(POST as never) as any).findOne({
+    documentsOf(site.strapi, POST).findOne({
       documentId,
       status: 'published',
       fields: ['excerpt'],
@@ -218,20 +214,16 @@ describe(`an editor's save of a draft the platform wrote, on ${db}`, () => {
  */
 describe(`an editor's save of a draft in a localized type, on ${db}`, () => {
   const JOURNAL = 'api::journal.journal';
-  let site: Site;
   let editor: AdminClient;
   let run = 0;
+  const site = useSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'localized' });
   beforeAll(async () => {
-    site = await startSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'localized' });
     await site.strapi.plugin('i18n').service('locales').create({ code: 'fr', name: 'French (fr)' });
     editor = await loginAs(site, 'strapi-super-admin');
     await chooseEditorChangePolicy(editor, 'keep');
   });
-  afterAll(async () => {
-    await site?.stop();
-  });
 
-  const journals = () => site.strapi.documents(JOURNAL as never) as any;
+  const journals = () => documentsOf(site.strapi, JOURNAL);
   const englishPublished = (documentId: string) =>
     journals().findOne({
       documentId,

@@ -1,7 +1,8 @@
 import { startSiteWithImages } from '../helpers/site-with-images';
 import type { ImageServer } from '../helpers/image-server';
 import type { Site } from '../helpers/site';
-import { latestActivityNotes } from '../helpers/inspect';
+import { documentsOf, latestActivityNotes, queryOf } from '../helpers/inspect';
+import { serviceOf } from '../helpers/site';
 
 /**
  * The example site with PUBLISH_BRIDGE_CONTENT_TYPES=template: posts go into the Story type,
@@ -19,7 +20,7 @@ let apiToken: string;
 
 type Component = { __component: string; id: number; [attribute: string]: any };
 
-const stories = () => site.strapi.documents(STORY as never) as any;
+const stories = () => documentsOf(site.strapi, STORY);
 const POPULATE = {
   blocks: {
     on: {
@@ -33,8 +34,7 @@ const POPULATE = {
 const zoneOf =
   (uid: string) =>
   async (documentId: string, status: 'draft' | 'published' = 'draft'): Promise<Component[]> =>
-    (await (site.strapi.documents(uid as never) as any).findOne({ documentId, status, populate: POPULATE }))
-      .blocks;
+    (await documentsOf(site.strapi, uid).findOne({ documentId, status, populate: POPULATE })).blocks;
 const storedBlocks = zoneOf(STORY);
 const storedItemBlocks = zoneOf(ITEM);
 const kinds = (blocks: Component[]) => blocks.map((block) => block.__component);
@@ -118,10 +118,10 @@ test('content becomes rich-text, media and quote components in document order', 
   expect(blocks[4].body).toBe(
     `<table><tr><td>Ratio</td><td>1:16</td></tr></table>\n<p><img src="${images.url('/missing.png')}" alt="Gone"></p>`
   );
-  await site.strapi.plugin('publish-bridge').service('activity-writer').flush();
-  const [entry] = await site.strapi.db
-    .query('plugin::publish-bridge.activity-entry' as never)
-    .findMany({ where: { entityId: documentId } });
+  await serviceOf(site, 'activity-writer').flush();
+  const [entry] = await queryOf(site.strapi, 'plugin::publish-bridge.activity-entry').findMany({
+    where: { entityId: documentId },
+  });
   expect(entry.notes).toEqual([
     expect.stringMatching(
       /^content: the image .*\/missing\.png was not imported \(.*404\); it stays as HTML in the text\.$/
@@ -152,10 +152,10 @@ test("the zone's images count toward media.maxInlineImages: past it they stay HT
   expect(blocks[1].body).toBe(
     `<p>Between.</p><figure><img src="${images.url('/images/second.png')}" alt="Second"></figure>`
   );
-  await site.strapi.plugin('publish-bridge').service('activity-writer').flush();
-  const [entry] = await site.strapi.db
-    .query('plugin::publish-bridge.activity-entry' as never)
-    .findMany({ where: { entityId: documentId } });
+  await serviceOf(site, 'activity-writer').flush();
+  const [entry] = await queryOf(site.strapi, 'plugin::publish-bridge.activity-entry').findMany({
+    where: { entityId: documentId },
+  });
   expect(entry.notes).toEqual([
     `content: the image ${images.url('/images/second.png')} was not imported (over media.maxInlineImages); it stays as HTML in the text.`,
   ]);
@@ -218,12 +218,12 @@ test('with richtextFormat "markdown" a request\'s text components share one cont
     // load); the quotes between them make each a text component of its own.
     const slowText = (index: number) => `<pre><span>x${index}${' \u00a0'.repeat(60_000)}</span>y</pre>`;
     const slow = [0, 1, 2, 3].map((index) => `${slowText(index)}<blockquote>q${index}</blockquote>`).join('');
-    const markdown = site.strapi.plugin('publish-bridge').service('markdown');
+    const markdown = serviceOf(site, 'markdown');
     const convert = markdown.convert;
     let conversions = 0;
     let slowQueued!: () => void;
     const queued = new Promise<void>((resolve) => (slowQueued = resolve));
-    markdown.convert = (...args: unknown[]) => {
+    markdown.convert = (...args: Parameters<typeof convert>) => {
       if (++conversions === 4) slowQueued();
       return convert(...args);
     };
@@ -321,7 +321,7 @@ test('an update without content leaves the zone alone', async () => {
 });
 
 describe('products whose description is the zone', () => {
-  const items = () => site.strapi.documents(ITEM as never) as any;
+  const items = () => documentsOf(site.strapi, ITEM);
   let run = 0;
 
   /** An editor adds a slider at `index` of the draft's zone and publishes. */

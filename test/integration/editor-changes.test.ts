@@ -5,8 +5,8 @@ import {
   type AdminClient,
 } from '../helpers/admin-client';
 import { testDatabaseClient } from '../helpers/databases';
-import { latestActivityNotes } from '../helpers/inspect';
-import { startSite, type Site } from '../helpers/site';
+import { documentsOf, latestActivityNotes, UIDS } from '../helpers/inspect';
+import { useSite } from '../helpers/site';
 
 /**
  * The plugin keeps a fingerprint of what it wrote into each field of a post, so an update can
@@ -15,25 +15,21 @@ import { startSite, type Site } from '../helpers/site';
  * the Content Manager's own API.
  */
 const db = testDatabaseClient();
-const POST = 'plugin::publish-bridge.post';
+const POST = UIDS.post;
 const CHANGED = /changed in Strapi since the platform last sent/;
 
 describe(`editor changes on ${db}`, () => {
-  let site: Site;
   let editor: AdminClient;
   let run = 0;
+  const site = useSite();
   beforeAll(async () => {
-    site = await startSite();
     editor = await loginAs(site, 'strapi-super-admin');
-  });
-  afterAll(async () => {
-    await site?.stop();
   });
   afterEach(async () => {
     await chooseEditorChangePolicy(editor, 'overwrite');
   });
 
-  const documents = () => site.strapi.documents(POST as never) as any;
+  const documents = () => documentsOf(site.strapi, POST);
   const version = (documentId: string, status: 'draft' | 'published') =>
     documents().findOne({ documentId, status, fields: ['title', 'excerpt', 'readingTime', 'updatedAt'] });
 

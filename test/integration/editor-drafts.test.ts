@@ -1,8 +1,15 @@
 import { startSiteWithImages } from '../helpers/site-with-images';
 import type { ImageServer } from '../helpers/image-server';
 import { testDatabaseClient } from '../helpers/databases';
-import { captureServerErrors, snapshotTables, storageOf } from '../helpers/inspect';
-import { startSite, type Site } from '../helpers/site';
+import {
+  captureServerErrors,
+  documentsOf,
+  queryOf,
+  snapshotTables,
+  storageOf,
+  UIDS,
+} from '../helpers/inspect';
+import { serviceOf, type Site, useSite } from '../helpers/site';
 
 /**
  * An editor who saves a published entry in the Content Manager without publishing it leaves a
@@ -11,8 +18,8 @@ import { startSite, type Site } from '../helpers/site';
  * unpublished, with the sent fields applied there too.
  */
 const db = testDatabaseClient();
-const POST = 'plugin::publish-bridge.post';
-const PRODUCT = 'plugin::publish-bridge.product';
+const POST = UIDS.post;
+const PRODUCT = UIDS.product;
 
 type Entry = Record<string, any>;
 type Status = 'draft' | 'published';
@@ -24,22 +31,18 @@ const names = (entries: Entry[], field = 'name') => entries.map((entry) => entry
 const isModified = (draft: Entry, published: Entry) => time(draft.updatedAt) > time(published.updatedAt);
 
 describe(`editor drafts on ${db}, plugin content types`, () => {
-  let site: Site;
   let serverErrors: string[];
   let run = 0;
+  const site = useSite();
   beforeAll(async () => {
-    site = await startSite();
     serverErrors = captureServerErrors(site.strapi, { quiet: true });
   });
-  afterAll(async () => {
-    await site?.stop();
-  });
 
-  const documents = (uid: string) => site.strapi.documents(uid as never) as any;
+  const documents = (uid: string) => documentsOf(site.strapi, uid);
   const readPost = (documentId: string, status: Status): Promise<Entry> =>
     documents(POST).findOne({ documentId, status, populate: ['categories', 'tags', 'author'] });
   const rowCount = (uid: string, documentId: string) =>
-    site.strapi.db.query(uid as never).count({ where: { documentId } });
+    queryOf(site.strapi, uid).count({ where: { documentId } });
 
   async function publishPost(extra: Record<string, unknown> = {}) {
     run += 1;
@@ -218,7 +221,7 @@ describe(`editor drafts on ${db}, plugin content types`, () => {
     const tablesBefore = await snapshotTables(site.strapi);
 
     // The entity response is built last, inside the transaction, after both versions were written.
-    const urls = site.strapi.plugin('publish-bridge').service('urls') as Record<string, any>;
+    const urls = serviceOf(site, 'urls') as Record<string, any>;
     const original = urls.urlFor;
     urls.urlFor = () => {
       throw new Error('forced failure after the entity was written');
@@ -278,10 +281,10 @@ describe(`editor drafts on ${db}, plugin content types`, () => {
       await put(`/products/${id}`, { categories: ['Scales', 'Tools'] });
 
       const linked = async (publishedAt: unknown) => {
-        const [row] = await site.strapi.db.query(PRODUCT as never).findMany({
+        const [row] = await queryOf(site.strapi, PRODUCT).findMany({
           where: { documentId: id, publishedAt },
           populate: { categories: { select: ['name', 'publishedAt'] } },
-        } as never);
+        });
         return (row as Entry).categories.map((category: Entry) => ({
           name: category.name,
           published: category.publishedAt !== null,
@@ -338,7 +341,7 @@ describe(`editor drafts on ${db}, the site's Story type with media and a dynamic
       on: { 'shared.media': { populate: ['file'] }, 'shared.rich-text': true, 'shared.quote': true },
     },
   };
-  const stories = () => site.strapi.documents(storageOf(site.strapi, 'post').uid as never) as any;
+  const stories = () => documentsOf(site.strapi, storageOf(site.strapi, 'post').uid);
   const read = (documentId: string, status: Status): Promise<Entry> =>
     stories().findOne({ documentId, status, populate: POPULATE });
   /** A zone's components without their ids, which every publish renews. */
@@ -410,9 +413,7 @@ describe(`editor drafts on ${db}, the site's Story type with media and a dynamic
     expect(zone(draft)).toEqual(zone(edited));
     expect(isModified(draft, published)).toBe(true);
     expect(
-      await site.strapi.db
-        .query(storageOf(site.strapi, 'post').uid as never)
-        .count({ where: { documentId: id } })
+      await queryOf(site.strapi, storageOf(site.strapi, 'post').uid).count({ where: { documentId: id } })
     ).toBe(2);
   });
 

@@ -1,7 +1,8 @@
 import http from 'node:http';
 import net from 'node:net';
 import { signedHeaders } from '../helpers/signing';
-import { PREFIX, startSite, type Reply, type Site } from '../helpers/site';
+import { PREFIX, type Reply, useSite } from '../helpers/site';
+import { documentsOf, UIDS } from '../helpers/inspect';
 
 const MEGABYTE = 1024 * 1024;
 const DEFAULT_LIMIT = 10 * MEGABYTE;
@@ -43,13 +44,7 @@ function rawRequest(
 }
 
 describe('error answers under the prefix', () => {
-  let site: Site;
-  beforeAll(async () => {
-    site = await startSite();
-  });
-  afterAll(async () => {
-    await site?.stop();
-  });
+  const site = useSite();
 
   it('answers 413 { error } for a signed body one byte over the 10 MB limit', async () => {
     const body = Buffer.alloc(DEFAULT_LIMIT + 1, 0x20);
@@ -207,12 +202,12 @@ describe('error answers under the prefix', () => {
     );
     expect(replies.map((reply) => reply.status)).toEqual(Array(50).fill(200));
     expect(new Set(replies.map((reply) => reply.body.id)).size).toBe(50);
-    const documents = (uid: string) => site.strapi.documents(uid as never) as any;
+    const documents = (uid: string) => documentsOf(site.strapi, uid);
     expect(
-      await documents('plugin::publish-bridge.blog-category').count({
+      await documents(UIDS.blogCategory).count({
         filters: { name: { $eqi: 'shared category' } },
       })
     ).toBe(1);
-    expect(await documents('plugin::publish-bridge.tag').count({ filters: { name: 'shared-tag' } })).toBe(1);
+    expect(await documents(UIDS.tag).count({ filters: { name: 'shared-tag' } })).toBe(1);
   });
 });

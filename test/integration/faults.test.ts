@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startSite, type Reply, type Site } from '../helpers/site';
+import { type Reply, serviceOf, type Site, startSite } from '../helpers/site';
 import {
   canCutConnections,
   connectDatabaseFaults,
@@ -13,6 +13,7 @@ import { startInstance, type Instance } from '../helpers/instances';
 import {
   captureServerErrors,
   distinctDocuments,
+  documentsOf,
   rowsNamed,
   rowsOf,
   snapshotTables,
@@ -109,7 +110,7 @@ describeOnServers(`a connection lost during a publish or its commit ${ON_SERVERS
 
   /** Sends a publish whose category lookups each also run `alongside` on their transaction. */
   async function publishWith(run: string, alongside: (trx: any) => Promise<void>) {
-    const taxonomy = site.strapi.plugin('publish-bridge').service('taxonomy') as Record<string, any>;
+    const taxonomy = serviceOf(site, 'taxonomy') as Record<string, any>;
     const original = taxonomy.findOrCreate;
     taxonomy.findOrCreate = async function (this: unknown, transaction: { trx: any }, ...rest: unknown[]) {
       const result = await original.call(this, transaction, ...rest);
@@ -140,11 +141,11 @@ describeOnServers(`a connection lost during a publish or its commit ${ON_SERVERS
       (row) => row[post.attribute('source_id')] === `fault-${run}-0`
     );
     if (reply.status === 200) {
-      const published: any = await site.strapi.documents(post.uid as never).findOne({
+      const published: any = await documentsOf(site.strapi, post.uid).findOne({
         documentId: reply.body.id,
         status: 'published',
         populate: { [post.attribute('categories')]: { fields: [category.nameField] } },
-      } as never);
+      });
       const names = published[post.attribute('categories')].map((entry: any) => entry[category.nameField]);
       expect(names.sort()).toEqual([`Fault Own ${run} 0`, `Fault Shared ${run}`]);
     } else {
@@ -194,8 +195,7 @@ describeOnServers(`a connection lost during a publish or its commit ${ON_SERVERS
         );
         await sleep(250);
         // A Document Service call of such work is refused before Strapi does anything for it.
-        lateRead = await site.strapi
-          .documents(category.uid as never)
+        lateRead = await documentsOf(site.strapi, category.uid)
           .count({})
           .then(
             () => 'served' as const,

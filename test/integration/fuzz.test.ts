@@ -1,14 +1,15 @@
 import fc from 'fast-check';
-import { PREFIX, startSite, type Site } from '../helpers/site';
+import { PREFIX, serviceOf, useSite } from '../helpers/site';
 import { testDatabaseClient } from '../helpers/databases';
 import {
   captureServerErrors,
   countBy,
+  documentsOf,
   identityRows,
+  type Kind,
   rowsOf,
   storageOf,
   withoutRequestId,
-  type Kind,
 } from '../helpers/inspect';
 import { signedHeaders, TEST_KEY } from '../helpers/signing';
 import { recordTally } from '../helpers/tally';
@@ -26,11 +27,10 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
 const SEED = process.env.FUZZ_SEED === undefined ? Date.now() % 2 ** 31 : Number(process.env.FUZZ_SEED);
 const KINDS: Kind[] = ['post', 'blogCategory', 'tag', 'author', 'product', 'productCategory'];
 
-let site: Site;
 let serverErrors: string[];
 let existingPostId: string;
+const site = useSite();
 beforeAll(async () => {
-  site = await startSite();
   serverErrors = captureServerErrors(site.strapi);
   const created = await site.send('POST', '/posts', {
     title: 'Fuzz target',
@@ -40,9 +40,6 @@ beforeAll(async () => {
   });
   expect(created.status).toBe(200);
   existingPostId = created.body.id;
-});
-afterAll(async () => {
-  await site?.stop();
 });
 
 type Sent = { method: string; path: string; body: Buffer; headers: Record<string, string> };
@@ -552,10 +549,10 @@ describe(`fuzzing on ${db}`, () => {
         });
       }
     );
-    const post = site.strapi.plugin('publish-bridge').service('mapping').resource('post');
-    const stored = await site.strapi.documents(post.uid as never).findMany({
+    const post = serviceOf(site, 'mapping').resource('post');
+    const stored = await documentsOf(site.strapi, post.uid).findMany({
       filters: { [post.fields.source_id.attribute]: 'fuzz-must-not-exist' },
-    } as never);
+    });
     expect(stored).toEqual([]);
   });
 });

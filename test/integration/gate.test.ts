@@ -1,6 +1,6 @@
 import { signMessage } from '../../server/src/contract/signature';
 import { createTestDatabase } from '../helpers/databases';
-import { rowsOf, snapshotTables, storageOf } from '../helpers/inspect';
+import { documentsOf, rowsOf, snapshotTables, storageOf, tableOf } from '../helpers/inspect';
 import { startInstance } from '../helpers/instances';
 import {
   exactPathRequest as rawRequest,
@@ -9,7 +9,7 @@ import {
   type ExactPathReply,
 } from '../helpers/raw-http';
 import { signedHeaders, TEST_KEY } from '../helpers/signing';
-import { PREFIX, startSite, type Site } from '../helpers/site';
+import { PREFIX, serviceOf, useSite } from '../helpers/site';
 
 /**
  * The contract routes skip Strapi's own auth: the gate and each route's own check are their
@@ -39,7 +39,6 @@ const capitalise = (route: string) =>
   route.replace(/\/([a-z])/g, (_match, letter: string) => `/${letter.toUpperCase()}`);
 
 describe('the gate and each route refuse every request that is not authenticated', () => {
-  let site: Site;
   let postId: string;
   let categoryId: string;
   let before: Record<string, unknown[]>;
@@ -59,16 +58,13 @@ describe('the gate and each route refuse every request that is not authenticated
     ['GET', '/pages?per_page=250', ''],
   ];
 
+  const site = useSite();
   beforeAll(async () => {
-    site = await startSite();
     postId = (await site.send('POST', '/posts', { title: 'Kept', content: '<p>kept</p>', status: 'publish' }))
       .body.id;
     categoryId = (await site.send('POST', '/blog-categories', { name: 'Kept category' })).body.id;
-    await site.strapi.plugin('publish-bridge').service('activity-writer').flush();
+    await serviceOf(site, 'activity-writer').flush();
     before = await snapshotTables(site.strapi);
-  });
-  afterAll(async () => {
-    await site?.stop();
   });
 
   describe.each(Object.entries(SPELLINGS))('base path spelt %s', (_name, spell) => {
@@ -99,7 +95,7 @@ describe('the gate and each route refuse every request that is not authenticated
   });
 
   it('counted every refusal in the activity log', async () => {
-    await site.strapi.plugin('publish-bridge').service('activity-writer').flush();
+    await serviceOf(site, 'activity-writer').flush();
     const refused = (await rowsOf(site.strapi, 'plugin::publish-bridge.activity-entry')).filter(
       (row) => row.httpStatus === 401 || row.httpStatus === 404
     );
@@ -142,7 +138,7 @@ describe('the gate and each route refuse every request that is not authenticated
     });
 
     it('answers 401 { error } on every route, signed or not, writes nothing, and logs each refusal with its reason', async () => {
-      const activity = site.strapi.plugin('publish-bridge').service('activity-writer');
+      const activity = serviceOf(site, 'activity-writer');
       const notVerified = async () => {
         await activity.flush();
         return (await rowsOf(site.strapi, 'plugin::publish-bridge.activity-entry'))
@@ -185,13 +181,7 @@ describe('the gate and each route refuse every request that is not authenticated
 });
 
 describe('headers are checked before a byte of the body is read', () => {
-  let site: Site;
-  beforeAll(async () => {
-    site = await startSite();
-  });
-  afterAll(async () => {
-    await site?.stop();
-  });
+  const site = useSite();
 
   /** Announces a 10 MB body, sends none of it, and waits for the answer. */
   async function announceBody(headers: Record<string, string>) {
@@ -341,18 +331,12 @@ describe('headers are checked before a byte of the body is read', () => {
 });
 
 describe('an exact replay of a signed write gets the first answer and does not run again', () => {
-  let site: Site;
-  beforeAll(async () => {
-    site = await startSite();
-  });
-  afterAll(async () => {
-    await site?.stop();
-  });
+  const site = useSite();
 
   const postsStored = async () => (await rowsOf(site.strapi, storageOf(site.strapi, 'post').uid)).length;
 
   it('a new write claims its receipt in one statement (and reads it back on MySQL and MariaDB, which do not say what they inserted)', async () => {
-    const receipts = site.strapi.db.metadata.get('plugin::publish-bridge.request-receipt' as never).tableName;
+    const receipts = tableOf(site.strapi, 'plugin::publish-bridge.request-receipt');
     const claims: string[] = [];
     // Inserts and reads only: kept answers are written in batches, after the answers went out.
     const onQuery = ({ sql }: { sql: string }) => {
@@ -376,10 +360,10 @@ describe('an exact replay of a signed write gets the first answer and does not r
 
   it('the answers of writes that finish together are kept by shared statements, not one each', async () => {
     const uid = 'plugin::publish-bridge.request-receipt';
-    const receipts = site.strapi.db.metadata.get(uid as never).tableName;
+    const receipts = tableOf(site.strapi, uid);
     let statementsKeepingAnswers = 0;
     // Answers of earlier tests still waiting for their batch are kept first.
-    await site.strapi.plugin('publish-bridge').service('receipts').flush();
+    await serviceOf(site, 'receipts').flush();
     const onQuery = ({ sql }: { sql: string }) => {
       // Every update of a receipt here keeps answers: nothing fails, nothing is taken over.
       if (sql.includes(receipts) && /^update/i.test(sql)) statementsKeepingAnswers += 1;
@@ -397,7 +381,7 @@ describe('an exact replay of a signed write gets the first answer and does not r
         )
       );
       expect(replies.map((reply) => reply.status)).toEqual(Array(20).fill(200));
-      await site.strapi.plugin('publish-bridge').service('receipts').flush();
+      await serviceOf(site, 'receipts').flush();
     } finally {
       site.strapi.db.connection.removeListener('query', onQuery);
     }
@@ -426,7 +410,7 @@ describe('an exact replay of a signed write gets the first answer and does not r
     expect(otherSpelling).toMatchObject({ status: 200, body: first.body });
     expect((await postsStored()) - rowsBefore).toBe(1);
 
-    await site.strapi.plugin('publish-bridge').service('activity-writer').flush();
+    await serviceOf(site, 'activity-writer').flush();
     const notes = (await rowsOf(site.strapi, 'plugin::publish-bridge.activity-entry')).filter((row) =>
       JSON.stringify(row.notes ?? '').includes('exact replay')
     );
@@ -465,7 +449,7 @@ describe('an exact replay of a signed write gets the first answer and does not r
         beforeCreate: count,
         beforeUpdate: count,
         beforeDelete: count,
-      } as never);
+      });
       try {
         await send();
       } finally {
@@ -527,9 +511,9 @@ describe('an exact replay of a signed write gets the first answer and does not r
         status: spelling === id.toUpperCase() ? 200 : 404,
       });
     }
-    const stored = await site.strapi
-      .documents(storageOf(site.strapi, 'post').uid as never)
-      .findOne({ documentId: id } as never);
+    const stored = await documentsOf(site.strapi, storageOf(site.strapi, 'post').uid).findOne({
+      documentId: id,
+    });
     expect((stored as unknown as { title: string }).title).toBe('Later edit');
   });
 
@@ -550,9 +534,7 @@ describe('an exact replay of a signed write gets the first answer and does not r
       ids.push(created.body.id);
     }
     const isPublished = async (id: string) =>
-      (await site.strapi
-        .documents(uid as never)
-        .findOne({ documentId: id, status: 'published' } as never)) !== null;
+      (await documentsOf(site.strapi, uid).findOne({ documentId: id, status: 'published' })) !== null;
 
     const toDraft = JSON.stringify({ status: 'draft' });
     const putHeaders = signedHeaders(toDraft);
@@ -586,7 +568,7 @@ describe('an exact replay of a signed write gets the first answer and does not r
     );
     expect(replayedDeletes.map((reply) => reply.body)).toEqual(deletes.map((reply) => reply.body));
     for (const id of ids) {
-      expect(await site.strapi.documents(uid as never).findOne({ documentId: id } as never)).toBeNull();
+      expect(await documentsOf(site.strapi, uid).findOne({ documentId: id })).toBeNull();
     }
   });
 
@@ -604,7 +586,7 @@ describe('an exact replay of a signed write gets the first answer and does not r
     expect(put).toMatchObject({ status: 200, body: { id } });
     const deleted = await rawRequest(site.baseUrl, 'DELETE', `${PREFIX}/posts/${id}`, '', headers);
     expect(deleted).toMatchObject({ status: 200, body: { id, deleted: true } });
-    expect(await site.strapi.documents(uid as never).findOne({ documentId: id } as never)).toBeNull();
+    expect(await documentsOf(site.strapi, uid).findOne({ documentId: id })).toBeNull();
     // Each is still an exact replay of itself.
     expect(await rawRequest(site.baseUrl, 'PUT', `${PREFIX}/posts/${id}`, '', headers)).toMatchObject({
       status: put.status,
@@ -649,7 +631,7 @@ describe('an exact replay of a signed write gets the first answer and does not r
       throw new Error('refused by a lifecycle of the site');
     };
     const uid = storageOf(site.strapi, 'post').uid;
-    const unsubscribe = site.strapi.db.lifecycles.subscribe({ models: [uid], beforeCreate: refuse } as never);
+    const unsubscribe = site.strapi.db.lifecycles.subscribe({ models: [uid], beforeCreate: refuse });
     let failed;
     try {
       failed = await rawRequest(site.baseUrl, 'POST', `${PREFIX}/posts`, body, headers);
@@ -719,13 +701,7 @@ describe('receipts of instances in different time zones', () => {
 });
 
 describe("a prefix of the site's choosing", () => {
-  let site: Site;
-  beforeAll(async () => {
-    site = await startSite({ PUBLISH_BRIDGE_PREFIX: '/api/hooks/Publisher' });
-  });
-  afterAll(async () => {
-    await site?.stop();
-  });
+  const site = useSite({ PUBLISH_BRIDGE_PREFIX: '/api/hooks/Publisher' });
 
   it('mounts the routes there, guards them in any spelling, and leaves the default path alone', async () => {
     const body = '{}';

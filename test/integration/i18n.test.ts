@@ -1,5 +1,5 @@
-import { captureServerErrors } from '../helpers/inspect';
-import { startSite, type Site } from '../helpers/site';
+import { captureServerErrors, documentsOf, listenToLog, queryOf } from '../helpers/inspect';
+import { type Site, startSite, useSite } from '../helpers/site';
 
 /**
  * Posts in a type with Strapi's i18n on (the example's Journal): the plugin writes, lists and
@@ -12,7 +12,7 @@ const addFrench = (site: Site) =>
 
 /** Every row (draft and published, every locale) of a document, read by the query engine. */
 const rowsOf = (site: Site, documentId: string) =>
-  site.strapi.db.query(JOURNAL as never).findMany({ where: { documentId } }) as Promise<
+  queryOf(site.strapi, JOURNAL).findMany({ where: { documentId } }) as Promise<
     Array<{ locale: string; title: string; publishedAt: unknown }>
   >;
 
@@ -23,7 +23,7 @@ const versionsOf = async (site: Site, documentId: string) =>
 
 /** What an editor does in the Content Manager: a French version, published. */
 async function translate(site: Site, documentId: string, title: string) {
-  const journals = site.strapi.documents(JOURNAL as never) as any;
+  const journals = documentsOf(site.strapi, JOURNAL);
   await journals.update({ documentId, locale: 'fr', data: { title } });
   await journals.publish({ documentId, locale: 'fr' });
 }
@@ -43,16 +43,12 @@ async function listedPosts(site: Site) {
 }
 
 describe('posts in a localized type, default locale', () => {
-  let site: Site;
   let serverErrors: string[];
 
+  const site = useSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'localized' });
   beforeAll(async () => {
-    site = await startSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'localized' });
     serverErrors = captureServerErrors(site.strapi);
     await addFrench(site);
-  });
-  afterAll(async () => {
-    await site?.stop();
   });
   afterEach(() => {
     expect(serverErrors).toEqual([]);
@@ -61,9 +57,11 @@ describe('posts in a localized type, default locale', () => {
   test('a published post is stored in the default locale, with its categories', async () => {
     const id = await publish(site, { title: 'Morning brew', categories: ['Brewing'], source_id: 'm-1' });
     expect(await versionsOf(site, id)).toEqual(['en:draft:Morning brew', 'en:published:Morning brew']);
-    const stored = (await site.strapi
-      .documents(JOURNAL as never)
-      .findOne({ documentId: id, status: 'published', populate: ['categories'] } as never)) as any;
+    const stored = (await documentsOf(site.strapi, JOURNAL).findOne({
+      documentId: id,
+      status: 'published',
+      populate: ['categories'],
+    })) as any;
     expect(stored.categories.map((category: { name: string }) => category.name)).toEqual(['Brewing']);
   });
 
@@ -108,7 +106,7 @@ describe('posts in a localized type, default locale', () => {
   test("an editor's unpublished draft in the default locale survives an update, and so does French", async () => {
     const id = await publish(site, { title: 'Reviewed' });
     await translate(site, id, 'Relu');
-    await (site.strapi.documents(JOURNAL as never) as any).update({
+    await documentsOf(site.strapi, JOURNAL).update({
       documentId: id,
       locale: 'en',
       data: { title: 'Editor draft' },
@@ -121,9 +119,11 @@ describe('posts in a localized type, default locale', () => {
       'fr:draft:Relu',
       'fr:published:Relu',
     ]);
-    const published = (await site.strapi
-      .documents(JOURNAL as never)
-      .findOne({ documentId: id, status: 'published', locale: 'en' } as never)) as any;
+    const published = (await documentsOf(site.strapi, JOURNAL).findOne({
+      documentId: id,
+      status: 'published',
+      locale: 'en',
+    })) as any;
     expect(published.description).toBe('From the platform.');
   });
 
@@ -132,16 +132,16 @@ describe('posts in a localized type, default locale', () => {
   test("a value that is not localized, published beside an editor's draft, reaches every locale", async () => {
     const id = await publish(site, { title: 'Shared time', reading_time: '3 min' });
     await translate(site, id, 'Temps partagé');
-    await (site.strapi.documents(JOURNAL as never) as any).update({
+    await documentsOf(site.strapi, JOURNAL).update({
       documentId: id,
       locale: 'en',
       data: { title: 'Editor draft' },
     });
     const reply = await site.send('PUT', `/posts/${id}`, { reading_time: '7 min' });
     expect(reply).toMatchObject({ status: 200 });
-    const rows = (await site.strapi.db
-      .query(JOURNAL as never)
-      .findMany({ where: { documentId: id } } as never)) as Array<Record<string, any>>;
+    const rows = (await queryOf(site.strapi, JOURNAL).findMany({ where: { documentId: id } })) as Array<
+      Record<string, any>
+    >;
     expect(
       rows.map((row) => `${row.locale}:${row.publishedAt ? 'published' : 'draft'}:${row.readingTime}`).sort()
     ).toEqual(['en:draft:7 min', 'en:published:7 min', 'fr:draft:7 min', 'fr:published:7 min']);
@@ -153,11 +153,12 @@ describe('posts in a localized type, default locale', () => {
     const id = await publish(site, { title: 'Own time', reading_time: '3 min' });
     await translate(site, id, 'Temps propre');
     const french = () =>
-      site.strapi.db
-        .query(JOURNAL as never)
-        .findMany({ where: { documentId: id, locale: 'fr' }, select: ['id', 'updatedAt'] } as never);
+      queryOf(site.strapi, JOURNAL).findMany({
+        where: { documentId: id, locale: 'fr' },
+        select: ['id', 'updatedAt'],
+      });
     const before = await french();
-    await (site.strapi.documents(JOURNAL as never) as any).update({
+    await documentsOf(site.strapi, JOURNAL).update({
       documentId: id,
       locale: 'en',
       data: { title: 'Editor draft' },
@@ -216,7 +217,7 @@ describe('posts in a localized type, locale configured', () => {
       expect(await site.send('PUT', `/posts/${id}`, { title: 'Bonsoir' })).toMatchObject({ status: 200 });
       expect(await versionsOf(site, id)).toEqual(['fr:draft:Bonsoir', 'fr:published:Bonsoir']);
       // An editor's unpublished French change and an English version: both stay through an update.
-      const journals = site.strapi.documents(JOURNAL as never) as any;
+      const journals = documentsOf(site.strapi, JOURNAL);
       await journals.update({ documentId: id, locale: 'fr', data: { title: 'Brouillon' } });
       await journals.update({ documentId: id, locale: 'en', data: { title: 'Good evening' } });
       expect(await site.send('PUT', `/posts/${id}`, { excerpt: 'De la plateforme.' })).toMatchObject({
@@ -230,7 +231,7 @@ describe('posts in a localized type, locale configured', () => {
       const published = await journals.findOne({ documentId: id, locale: 'fr', status: 'published' });
       expect(published.description).toBe('De la plateforme.');
       // No copy of the published version is left behind under another documentId.
-      expect(await site.strapi.db.query(JOURNAL as never).count()).toBe(3);
+      expect(await queryOf(site.strapi, JOURNAL).count()).toBe(3);
       expect(await site.send('DELETE', `/posts/${id}`)).toMatchObject({ status: 200 });
       expect(await versionsOf(site, id)).toEqual(['en:draft:Good evening']);
       expect(await listedPosts(site)).toEqual([]);
@@ -247,11 +248,9 @@ describe('posts in a localized type, locale configured', () => {
         PUBLISH_BRIDGE_LOCALE: 'de',
       },
       (strapi) => {
-        const warn = strapi.log.warn.bind(strapi.log);
-        strapi.log.warn = ((message: unknown, ...rest: unknown[]) => {
-          warnings.push(String(message));
-          return warn(message as never, ...(rest as never[]));
-        }) as typeof strapi.log.warn;
+        listenToLog(strapi, 'warn', (message) => {
+          warnings.push(message);
+        });
       }
     );
     try {
@@ -264,7 +263,7 @@ describe('posts in a localized type, locale configured', () => {
       expect(reply.status).toBe(500);
       expect(reply.body).toEqual({ error: expect.stringContaining('"de"') });
       expect(reply.body.error).toMatch(/Internationalization/);
-      expect(await site.strapi.db.query(JOURNAL as never).count()).toBe(0);
+      expect(await queryOf(site.strapi, JOURNAL).count()).toBe(0);
     } finally {
       await site.stop();
     }

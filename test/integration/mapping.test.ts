@@ -7,6 +7,8 @@ import {
   indexName,
   whereEqualsIgnoringCase,
 } from '../../server/src/database/indexes';
+import { serviceOf } from '../helpers/site';
+import { documentsOf, UIDS } from '../helpers/inspect';
 
 /** The example maps posts, blog categories and authors onto its own blog types. */
 const ARTICLE = 'api::article.article';
@@ -15,7 +17,7 @@ const AUTHOR = 'api::author.author';
 
 let site: Site;
 let images: ImageServer;
-const documents = (uid: string) => site.strapi.documents(uid as never) as any;
+const documents = (uid: string) => documentsOf(site.strapi, uid);
 const uploadedFiles = () => site.strapi.db.query('plugin::upload.file').count();
 
 let stopSite: (() => Promise<void>) | undefined;
@@ -115,7 +117,7 @@ test('a publish lands in the site types, readable through Strapi REST API as a b
     keywords: 'coffee, grinder',
   });
   // The plugin's own post type stays empty: the mapping is honoured.
-  expect(await documents('plugin::publish-bridge.post').count({})).toBe(0);
+  expect(await documents(UIDS.post).count({})).toBe(0);
 });
 
 test('every PUT shape keeps what it does not send, with the seo component merged', async () => {
@@ -197,8 +199,8 @@ test('categories and authors are the site types, reused case-insensitively; dele
 });
 
 test('the settings page is told where each resource goes', () => {
-  const storage = site.strapi.plugin('publish-bridge').service('mapping').describe();
-  const post = storage.find((entry: { resource: string }) => entry.resource === 'post');
+  const storage = serviceOf(site, 'mapping').describe();
+  const post = storage.find((entry) => entry.resource === 'post')!;
   expect(post).toMatchObject({ uid: ARTICLE, displayName: 'Article', ownedByPlugin: false, unmapped: [] });
   expect(post.fields).toContainEqual({ field: 'content', attribute: 'content', storedAs: 'blocks' });
   expect(post.fields).toContainEqual({
@@ -206,7 +208,7 @@ test('the settings page is told where each resource goes', () => {
     attribute: 'seo.metaTitle, seo.metaDescription, seo.keywords, seo.canonicalURL',
     storedAs: 'seoComponent',
   });
-  const author = storage.find((entry: { resource: string }) => entry.resource === 'author');
+  const author = storage.find((entry) => entry.resource === 'author')!;
   expect(author.unmapped).toEqual(['username', 'first_name', 'last_name', 'role', 'url']);
 });
 
@@ -222,7 +224,7 @@ test("the plugin's types no resource uses leave the Content Manager's menu, and 
   });
 
   // A post from before the site mapped posts onto its articles: kept, and still readable.
-  const PLUGIN_POST = 'plugin::publish-bridge.post';
+  const PLUGIN_POST = UIDS.post;
   const earlier = await documents(PLUGIN_POST).create({ data: { title: 'Written before the mapping' } });
   const reply = await superAdmin.request(
     'GET',
@@ -243,7 +245,7 @@ test('the page list shows mapped articles and categories', async () => {
 });
 
 test('every slug column the plugin looks up has an index, added once, and again when it was dropped', async () => {
-  const service = site.strapi.plugin('publish-bridge').service('slug-indexes');
+  const service = serviceOf(site, 'slug-indexes');
   const indexesOf = (table: string): Promise<{ name: string; columns: string[] }[]> =>
     site.strapi.db.dialect.schemaInspector.getIndexes(table);
   const columns: { uid: string; table: string; column: string }[] = service.slugColumns();
@@ -274,7 +276,7 @@ test('every slug column the plugin looks up has an index, added once, and again 
 
 test('a category is found by name case-insensitively through the index the plugin adds for it', async () => {
   const { strapi } = site;
-  const service = strapi.plugin('publish-bridge').service('slug-indexes');
+  const service = serviceOf({ strapi }, 'slug-indexes');
   const columns: { uid: string; table: string; column: string }[] = service.nameColumns();
   const categories = columns.find((column) => column.uid === CATEGORY)!;
   expect(categories).toBeDefined();

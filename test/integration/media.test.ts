@@ -1,9 +1,11 @@
 import { startSiteWithImages } from '../helpers/site-with-images';
+import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { EXAMPLE_DIR, type Site } from '../helpers/site';
+import { EXAMPLE_DIR, serviceOf, type Site } from '../helpers/site';
 import { JPEG_SIZE, PNG_SIZE, type ImageServer } from '../helpers/image-server';
+import { queryOf } from '../helpers/inspect';
 
 const FILE_UID = 'plugin::upload.file';
 const CONFIG = 'plugin::publish-bridge.media';
@@ -20,8 +22,8 @@ describe('importing images into the Media Library', () => {
   let tmpdir: string;
   const originalTmpdir = process.env.TMPDIR;
 
-  const media = () => site.strapi.plugin('publish-bridge').service('media');
-  const files = () => site.strapi.db.query(FILE_UID as never);
+  const media = () => serviceOf(site, 'media');
+  const files = () => queryOf(site.strapi, FILE_UID);
   const fileCount = () => files().count();
   const storedBytes = (url: string) => fs.readFile(path.join(EXAMPLE_DIR, 'public', url));
 
@@ -86,6 +88,7 @@ describe('importing images into the Media Library', () => {
     });
 
     expect(result).toMatchObject({ ok: true, reused: false });
+    assert(result.ok);
     const stored = await files().findOne({ where: { id: result.file.id } });
     expect(stored).toMatchObject({
       id: result.file.id,
@@ -108,6 +111,7 @@ describe('importing images into the Media Library', () => {
     const result = await media().importImage(images.url('/photo.jpg'), { alt: 'A photo' });
 
     expect(result).toMatchObject({ ok: true, reused: false });
+    assert(result.ok);
     expect(result.file).toMatchObject({
       mime: 'image/jpeg',
       ext: '.jpg',
@@ -128,6 +132,7 @@ describe('importing images into the Media Library', () => {
 
     expect(first).toMatchObject({ ok: true, reused: false });
     expect(second).toMatchObject({ ok: true, reused: true });
+    assert(first.ok && second.ok);
     expect(second.file.id).toBe(first.file.id);
     expect(second.file.url).toBe(first.file.url);
     expect(await fileCount()).toBe(countAfterFirst);
@@ -137,15 +142,18 @@ describe('importing images into the Media Library', () => {
   it('imports again when the earlier file was deleted from the Media Library', async () => {
     const url = images.url('/images/deleted-later.png');
     const first = await media().importImage(url, {});
+    assert(first.ok);
     await site.strapi.plugin('upload').service('upload').remove(first.file);
 
     const again = await media().importImage(url, {});
     const thirdTime = await media().importImage(url, {});
 
     expect(again).toMatchObject({ ok: true, reused: false });
+    assert(again.ok);
     expect(again.file.id).not.toBe(first.file.id);
     expect(await files().findOne({ where: { id: again.file.id } })).not.toBeNull();
     expect(thirdTime).toMatchObject({ ok: true, reused: true });
+    assert(thirdTime.ok);
     expect(thirdTime.file.id).toBe(again.file.id);
   });
 
@@ -156,6 +164,7 @@ describe('importing images into the Media Library', () => {
     const results = await Promise.all([1, 2, 3, 4].map(() => media().importImage(url, { alt: 'Raced' })));
 
     expect(results.every((result) => result.ok)).toBe(true);
+    assert(results.every((result) => result.ok));
     expect(new Set(results.map((result) => result.file.id)).size).toBe(1);
     expect(results.filter((result) => !result.reused)).toHaveLength(1);
     expect(await fileCount()).toBe(before + 1);
@@ -172,6 +181,7 @@ describe('importing images into the Media Library', () => {
       file: { name: 'after-hops.png', width: PNG_SIZE.width },
     });
     expect(images.hits('/hops/0')).toBe(1);
+    assert(result.ok);
     const again = await media().importImage(images.url('/hops/2'), {});
     expect(again).toMatchObject({ ok: true, reused: true, file: { id: result.file.id } });
   });
@@ -225,6 +235,7 @@ describe('importing images into the Media Library', () => {
     const result = await media().importImage(images.url(pathAndQuery), { alt: 'x' });
 
     expect(result.ok).toBe(false);
+    assert(!result.ok);
     expect(result.reason).toMatch(reason);
     expect(await fileCount()).toBe(before);
   });
@@ -277,6 +288,7 @@ describe('importing images into the Media Library', () => {
       reason:
         '127.0.0.1 is a loopback address; list the host in media.allowedHosts of the plugin config to allow it',
     });
+    assert(!byName.ok && !byMappedAddress.ok);
     expect(byName.reason).toMatch(
       /^localhost resolves to (127\.0\.0\.1|::1), which is a loopback address; list the host in media\.allowedHosts/
     );

@@ -1,4 +1,5 @@
-import { startSite, type Site } from '../helpers/site';
+import { type Site, useSite } from '../helpers/site';
+import { documentsOf, queryOf, UIDS } from '../helpers/inspect';
 
 /**
  * The publisher updates and deletes only what the plugin created (issue 15): an article or a
@@ -6,9 +7,9 @@ import { startSite, type Site } from '../helpers/site';
  */
 const ARTICLE = 'api::article.article';
 const CATEGORY = 'api::category.category';
-const IDENTITY = 'plugin::publish-bridge.identity';
+const IDENTITY = UIDS.identity;
 
-const documents = (site: Site, uid: string) => site.strapi.documents(uid as never) as any;
+const documents = (site: Site, uid: string) => documentsOf(site.strapi, uid);
 
 /** What an editor makes in the Content Manager: written through the Document Service, not the plugin. */
 async function editorsArticle(site: Site, title: string) {
@@ -26,14 +27,10 @@ const notThePlatforms = (label: string, id: string) =>
   `The ${label} with id "${id}" exists on this site but was not created by the publishing platform (an editor made it in Strapi), so the site leaves it alone. To let the platform update or delete it, the site's administrator can set adoptExistingEntries: true in the plugin's configuration, and turn it off again once the platform has updated it.`;
 
 const registryRowsFor = (site: Site, target: string) =>
-  site.strapi.db.query(IDENTITY as never).findMany({ where: { target } });
+  queryOf(site.strapi, IDENTITY).findMany({ where: { target } });
 
 describe('without adoptExistingEntries', () => {
-  let site: Site;
-  beforeAll(async () => {
-    site = await startSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'site' });
-  });
-  afterAll(() => site?.stop());
+  const site = useSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'site' });
 
   test("PUT and DELETE of an editor's article answer 404 saying it is not the platform's, and change nothing", async () => {
     const article = await editorsArticle(site, 'Hand written');
@@ -121,14 +118,10 @@ describe('without adoptExistingEntries', () => {
 });
 
 describe('with adoptExistingEntries on', () => {
-  let site: Site;
-  beforeAll(async () => {
-    site = await startSite({
-      PUBLISH_BRIDGE_CONTENT_TYPES: 'site',
-      PUBLISH_BRIDGE_ADOPT_EXISTING_ENTRIES: 'true',
-    });
+  const site = useSite({
+    PUBLISH_BRIDGE_CONTENT_TYPES: 'site',
+    PUBLISH_BRIDGE_ADOPT_EXISTING_ENTRIES: 'true',
   });
-  afterAll(() => site?.stop());
 
   test("an editor's article is updated, and from then on it is known as the plugin's", async () => {
     const article = await editorsArticle(site, 'Adopted');

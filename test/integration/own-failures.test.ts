@@ -1,28 +1,24 @@
 import { loginAs, type AdminClient } from '../helpers/admin-client';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { testDatabaseClient } from '../helpers/databases';
+import { documentsOf, UIDS } from '../helpers/inspect';
 import { startInstance } from '../helpers/instances';
 import { contractDate } from '../helpers/scheduling';
 import { TEST_KEY } from '../helpers/signing';
-import { startSite, type Site } from '../helpers/site';
+import { useSite } from '../helpers/site';
 
 /**
  * The plugin's own failures stay its own: the site and Strapi's API go on serving, and the
  * contract routes answer 503 naming what the site's administrator must mend.
  */
-let site: Site;
 let superAdmin: AdminClient;
 
 /** The connection key saved on the settings page, as most sites keep it; the variable is read per request. */
+const site = useSite({ PUBLISH_BRIDGE_API_KEY: '' });
 beforeAll(async () => {
-  site = await startSite({ PUBLISH_BRIDGE_API_KEY: '' });
   superAdmin = await loginAs(site, 'strapi-super-admin');
   // Each request reads the row, as every instance does once its cached copy (2 s) expires.
   site.strapi.config.set('plugin::publish-bridge.settingsCacheMs', 0);
-});
-
-afterAll(async () => {
-  await site?.stop();
 });
 
 const saveSettings = (changes: object) => superAdmin.request('PUT', '/publish-bridge/settings', changes);
@@ -108,7 +104,7 @@ async function whileLocked(table: string, during: () => Promise<void>) {
   'a table of the plugin locked by another session: 503 after the lock wait, nothing written',
   async () => {
     site.strapi.config.set('plugin::publish-bridge.lockTimeoutMs', 1_000);
-    const table = site.strapi.db.metadata.get('plugin::publish-bridge.post').tableName;
+    const table = site.strapi.db.metadata.get(UIDS.post).tableName;
     await whileLocked(table, async () => {
       const startedAt = Date.now();
       const reply = await site.send('POST', '/posts', {
@@ -122,9 +118,9 @@ async function whileLocked(table: string, during: () => Promise<void>) {
       expect(Date.now() - startedAt).toBeLessThan(20_000);
       expect((await fetch(`${site.baseUrl}/api/articles`)).status).toBe(200);
     });
-    const written = await site.strapi
-      .documents('plugin::publish-bridge.post')
-      .count({ filters: { sourceId: 'src-behind-lock' } } as never);
+    const written = await documentsOf(site.strapi, UIDS.post).count({
+      filters: { sourceId: 'src-behind-lock' },
+    });
     expect(written).toBe(0);
     const again = await site.send('POST', '/posts', {
       title: 'Behind a lock',
@@ -148,12 +144,10 @@ async function whileLocked(table: string, during: () => Promise<void>) {
       date: contractDate(new Date(Date.now() + 3_600_000)),
     });
     expect(scheduled.status).toBe(200);
-    const table = site.strapi.db.metadata.get('plugin::publish-bridge.managed-entry').tableName;
+    const table = site.strapi.db.metadata.get(UIDS.managedEntry).tableName;
     await whileLocked(table, async () => {
       // What the Content Manager's Publish button calls; the plugin's hook then cancels the waiting publish.
-      const published = site.strapi
-        .documents('plugin::publish-bridge.post')
-        .publish({ documentId: scheduled.body.id } as never);
+      const published = documentsOf(site.strapi, UIDS.post).publish({ documentId: scheduled.body.id });
       const outcome = await Promise.race([
         published.then(() => 'published'),
         sleep(15_000).then(() => 'still waiting'),
@@ -185,7 +179,7 @@ async function whileLocked(table: string, during: () => Promise<void>) {
 );
 
 test('a table of the plugin missing from the database: 503 naming it, nothing written, the site serves', async () => {
-  const table = site.strapi.db.metadata.get('plugin::publish-bridge.identity').tableName;
+  const table = site.strapi.db.metadata.get(UIDS.identity).tableName;
   await site.strapi.db.connection.schema.dropTable(table);
   const reply = await site.send('POST', '/posts', {
     title: 'Without the registry',
@@ -195,9 +189,9 @@ test('a table of the plugin missing from the database: 503 naming it, nothing wr
   });
   expect(reply.status).toBe(503);
   expect(reply.body).toEqual({ error: expect.stringContaining(`its database has no table "${table}"`) });
-  const written = await site.strapi
-    .documents('plugin::publish-bridge.post')
-    .count({ filters: { sourceId: 'src-without-registry' } } as never);
+  const written = await documentsOf(site.strapi, UIDS.post).count({
+    filters: { sourceId: 'src-without-registry' },
+  });
   expect(written).toBe(0);
   expect((await fetch(`${site.baseUrl}/api/articles`)).status).toBe(200);
 });

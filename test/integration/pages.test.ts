@@ -1,11 +1,10 @@
-import { startSite, type Site } from '../helpers/site';
+import { serviceOf, useSite } from '../helpers/site';
 import { indexName } from '../../server/src/database/indexes';
+import { documentsOf, UIDS } from '../helpers/inspect';
 
-let site: Site;
-
+// The example's demo catalogue (3 products in 2 categories) is part of what is listed.
+const site = useSite({ PUBLISH_BRIDGE_DEMO_SEED: 'true' });
 beforeAll(async () => {
-  // The example's demo catalogue (3 products in 2 categories) is part of what is listed.
-  site = await startSite({ PUBLISH_BRIDGE_DEMO_SEED: 'true' });
   for (const [title, status] of [
     ['First post', 'publish'],
     ['Second post', 'publish'],
@@ -21,9 +20,6 @@ beforeAll(async () => {
     });
     expect(reply.status).toBe(200);
   }
-});
-afterAll(async () => {
-  await site?.stop();
 });
 
 async function walk(perPage: number) {
@@ -103,7 +99,7 @@ test("a post's item is what the Document Service reads of its published version,
   expect(reply.status).toBe(200);
   const items = (await site.send('GET', '/pages?per_page=250')).body;
   const item = items.find((listed: { id: string }) => listed.id === reply.body.id);
-  const stored = await (site.strapi.documents('plugin::publish-bridge.post' as never) as any).findOne({
+  const stored = await documentsOf(site.strapi, UIDS.post).findOne({
     documentId: reply.body.id,
     status: 'published',
     populate: { categories: { fields: ['name'] }, tags: { fields: ['name'] } },
@@ -163,7 +159,7 @@ test('the demo catalogue can take product copy from the publisher', async () => 
   const product = items.find((item: { type: string }) => item.type === 'product');
   const reply = await site.send('PUT', `/products/${product.id}`, { description: '<p>Fresh copy</p>' });
   expect(reply.status).toBe(200);
-  const stored = await (site.strapi.documents('plugin::publish-bridge.product' as never) as any).findOne({
+  const stored = await documentsOf(site.strapi, UIDS.product).findOne({
     documentId: product.id,
     status: 'published',
   });
@@ -179,7 +175,7 @@ test('bad paging values answer 400 naming the parameter', async () => {
 });
 
 test('each listed table has the index the walk reads in order, added once, and again when it was dropped', async () => {
-  const service = site.strapi.plugin('publish-bridge').service('pages');
+  const service = serviceOf(site, 'pages');
   const namesOf = async (table: string): Promise<string[]> =>
     ((await site.strapi.db.dialect.schemaInspector.getIndexes(table)) as { name: string }[])
       .map((index) => index.name)
@@ -234,9 +230,9 @@ test('a page reads each listed table in order from its index and merges them, ne
   const { strapi } = site;
   const knex = strapi.db.connection;
   const client = strapi.db.dialect.client;
-  const indexes = (
-    strapi.plugin('publish-bridge').service('pages').orderIndexes() as { table: string }[]
-  ).map(({ table }) => indexName(table, 'pages'));
+  const indexes = (serviceOf({ strapi }, 'pages').orderIndexes() as { table: string }[]).map(({ table }) =>
+    indexName(table, 'pages')
+  );
   const statements: { sql: string; bindings?: unknown[] }[] = [];
   const record = (query: { sql: string; bindings?: unknown[] }) => statements.push(query);
   knex.on('query', record);
@@ -296,12 +292,12 @@ test('a walk sees each item once when creation times tie to the microsecond or a
   }
   // Written outside Strapi, as an import may: a time finer than a JavaScript Date keeps, and none.
   const { table, columns } = (
-    strapi.plugin('publish-bridge').service('pages').orderIndexes() as {
+    serviceOf({ strapi }, 'pages').orderIndexes() as {
       uid: string;
       table: string;
       columns: string[];
     }[]
-  ).find(({ uid }) => uid === strapi.plugin('publish-bridge').service('mapping').resource('post').uid)!;
+  ).find(({ uid }) => uid === serviceOf({ strapi }, 'mapping').resource('post').uid)!;
   const [createdAt, documentId] = columns;
   await strapi.db
     .connection(table)

@@ -1,4 +1,6 @@
-import { startSite, type Site } from '../helpers/site';
+import type { UID } from '@strapi/strapi';
+import { listenToLog, UIDS } from '../helpers/inspect';
+import { serviceOf, useSite } from '../helpers/site';
 
 /**
  * Strapi 5.54 skips a plugin whose `resolve` it cannot follow without any error, so every
@@ -6,21 +8,18 @@ import { startSite, type Site } from '../helpers/site';
  * assertions fail in that case.
  */
 describe('the example site loads the publish-bridge plugin', () => {
-  let site: Site;
   /** What the plugin logged at info level while the site started. */
   const startupLines: string[] = [];
-  beforeAll(async () => {
-    site = await startSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'site' }, (strapi) => {
-      const info = strapi.log.info.bind(strapi.log);
-      strapi.log.info = ((message: unknown, ...rest: unknown[]) => {
-        if (String(message).includes('[publish-bridge]')) startupLines.push(String(message));
-        return info(message as never, ...(rest as never[]));
-      }) as typeof strapi.log.info;
-    });
-  });
-  afterAll(async () => {
-    await site?.stop();
-  });
+  const site = useSite(
+    { PUBLISH_BRIDGE_CONTENT_TYPES: 'site' },
+    {
+      beforeLoad(strapi) {
+        listenToLog(strapi, 'info', (message) => {
+          if (message.includes('[publish-bridge]')) startupLines.push(message);
+        });
+      },
+    }
+  );
 
   it('says at info level, in one line, that it serves and where the content goes', () => {
     // The test database was made with everything in the plugin's types: the site's own get indexes now.
@@ -48,9 +47,9 @@ describe('the example site loads the publish-bridge plugin', () => {
       'product-category',
       'identity',
     ]) {
-      expect(site.strapi.contentType(`plugin::publish-bridge.${name}` as never)).toBeDefined();
+      expect(site.strapi.contentType(`plugin::publish-bridge.${name}` as UID.ContentType)).toBeDefined();
     }
-    const post = site.strapi.contentType('plugin::publish-bridge.post' as never) as any;
+    const post = site.strapi.contentType(UIDS.post) as any;
     expect(post.options.draftAndPublish).toBe(true);
     expect(Object.keys(post.attributes)).toEqual(
       expect.arrayContaining(['title', 'slug', 'content', 'categories', 'tags', 'author', 'sourceId'])
@@ -65,7 +64,7 @@ describe('the example site loads the publish-bridge plugin', () => {
   });
 
   it('creates the identities table with a real unique index on the natural key', async () => {
-    const meta = site.strapi.db.metadata.get('plugin::publish-bridge.identity' as never) as any;
+    const meta = site.strapi.db.metadata.get(UIDS.identity) as any;
     const column = (name: string) => meta.attributes[name].columnName ?? name;
     const row = {
       [column('resource')]: 'plugin-loaded-test',
@@ -126,11 +125,11 @@ describe('the example site loads the publish-bridge plugin', () => {
     });
 
     it('records when the publisher last connected', async () => {
-      const settings = site.strapi.plugin('publish-bridge').service('settings');
+      const settings = serviceOf(site, 'settings');
       const before = Date.now();
       await site.send('POST', '/handshake', {});
       const { lastHandshakeAt } = await settings.status();
-      expect(new Date(lastHandshakeAt).getTime()).toBeGreaterThanOrEqual(before);
+      expect(new Date(lastHandshakeAt!).getTime()).toBeGreaterThanOrEqual(before);
     });
   });
 });

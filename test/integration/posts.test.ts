@@ -1,9 +1,10 @@
-import { startSite, type Site } from '../helpers/site';
+import { useSite } from '../helpers/site';
+import { documentsOf, UIDS } from '../helpers/inspect';
 
-const POST = 'plugin::publish-bridge.post';
-const CATEGORY = 'plugin::publish-bridge.blog-category';
-const TAG = 'plugin::publish-bridge.tag';
-const AUTHOR = 'plugin::publish-bridge.author';
+const POST = UIDS.post;
+const CATEGORY = UIDS.blogCategory;
+const TAG = UIDS.tag;
+const AUTHOR = UIDS.author;
 
 type StoredPost = Record<string, any>;
 
@@ -47,21 +48,17 @@ const FULL_POST = {
 };
 
 describe('posts', () => {
-  let site: Site;
   let sourceCounter = 0;
   const uniqueSource = () => `src-${Date.now()}-${(sourceCounter += 1)}`;
 
+  const site = useSite();
   beforeAll(async () => {
-    site = await startSite();
     // These tests compare the stored body with the HTML sent: the plugin's post keeps it in a
     // richtext attribute, Markdown unless the site says HTML (richtext.test.ts).
     site.strapi.config.set('plugin::publish-bridge.richtextFormat', 'html');
   });
-  afterAll(async () => {
-    await site?.stop();
-  });
 
-  const documents = (uid: string) => site.strapi.documents(uid as never) as any;
+  const documents = (uid: string) => documentsOf(site.strapi, uid);
   const read = (documentId: string, status: 'draft' | 'published' = 'draft'): Promise<StoredPost | null> =>
     documents(POST).findOne({ documentId, status, populate: ['categories', 'tags', 'author'] });
   const readFields = async (documentId: string, status: 'draft' | 'published' = 'draft') => {
@@ -465,13 +462,7 @@ describe('posts', () => {
 });
 
 describe('posts on a site configured for Europe/Paris', () => {
-  let site: Site;
-  beforeAll(async () => {
-    site = await startSite({ PUBLISH_BRIDGE_TIMEZONE: 'Europe/Paris' });
-  });
-  afterAll(async () => {
-    await site?.stop();
-  });
+  const site = useSite({ PUBLISH_BRIDGE_TIMEZONE: 'Europe/Paris' });
 
   it.each([
     ['summer (UTC+2)', '2026-07-14 10:00:00', '2026-07-14T08:00:00.000Z'],
@@ -484,7 +475,7 @@ describe('posts on a site configured for Europe/Paris', () => {
       date,
     });
     expect(reply.status).toBe(200);
-    const post = await (site.strapi.documents(POST as never) as any).findOne({ documentId: reply.body.id });
+    const post = await documentsOf(site.strapi, POST).findOne({ documentId: reply.body.id });
     expect(new Date(post.publishDate).toISOString()).toBe(instant);
   });
 });

@@ -1,7 +1,7 @@
 import { loginAs, type AdminClient } from '../helpers/admin-client';
 import { testDatabaseClient } from '../helpers/databases';
-import { latestActivityNotes } from '../helpers/inspect';
-import { startSite, type Site } from '../helpers/site';
+import { latestActivityNotes, UIDS } from '../helpers/inspect';
+import { useSite } from '../helpers/site';
 
 /**
  * Drafts carry a link a reviewer can open (issue 40, item 6): where the site configured Strapi's
@@ -12,7 +12,7 @@ import { startSite, type Site } from '../helpers/site';
  * public URL, with a note in the activity log.
  */
 const db = testDatabaseClient();
-const POST = 'plugin::publish-bridge.post';
+const POST = UIDS.post;
 const FRONTEND = 'https://frontend.example.test';
 const PUBLIC = /^http:\/\/localhost:3000\/blog\/[\w-]+$/;
 
@@ -22,19 +22,15 @@ function previewOf(documentId: string, slug: string) {
 }
 
 describe(`a draft's url with Strapi's Preview configured, on ${db}`, () => {
-  let site: Site;
   let admin: AdminClient;
   let run = 0;
   const handler = () => site.strapi.config.get('admin.preview.config.handler');
   let configured: unknown;
 
+  const site = useSite({ PREVIEW_URL: FRONTEND });
   beforeAll(async () => {
-    site = await startSite({ PREVIEW_URL: FRONTEND });
     admin = await loginAs(site, 'strapi-super-admin');
     configured = handler();
-  });
-  afterAll(async () => {
-    await site?.stop();
   });
   afterEach(() => {
     site.strapi.config.set('admin.preview.config.handler', configured);

@@ -1,8 +1,9 @@
 import { signMessage } from '../../server/src/contract/signature';
 import { TEST_KEY } from '../helpers/signing';
-import { startSite, type Site } from '../helpers/site';
+import { useSite } from '../helpers/site';
+import { documentsOf, UIDS } from '../helpers/inspect';
 
-const POST = 'plugin::publish-bridge.post';
+const POST = UIDS.post;
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /**
@@ -26,18 +27,14 @@ function signedWith(body: Buffer | string, timestamp = String(Date.now())) {
 }
 
 describe('the signature covers the exact raw bytes of the body', () => {
-  let site: Site;
+  const site = useSite();
   beforeAll(async () => {
-    site = await startSite();
     // The decoded body is compared with the HTML sent: stored as HTML, not as Markdown.
     site.strapi.config.set('plugin::publish-bridge.richtextFormat', 'html');
   });
-  afterAll(async () => {
-    await site?.stop();
-  });
 
   const read = (documentId: string) =>
-    site.strapi.documents(POST as never).findOne({ documentId, populate: ['tags'] } as never) as Promise<any>;
+    documentsOf(site.strapi, POST).findOne({ documentId, populate: ['tags'] }) as Promise<any>;
 
   it('uses a body that any re-serialisation would change', () => {
     const reserialised = JSON.stringify(JSON.parse(ODD_BODY.subarray(3).toString('utf8')));

@@ -1,5 +1,5 @@
-import { captureServerErrors, rowsOf } from '../helpers/inspect';
-import { startSite, type Site } from '../helpers/site';
+import { captureServerErrors, listenToLog, queryOf, rowsOf } from '../helpers/inspect';
+import { serviceOf, type Site, startSite } from '../helpers/site';
 
 /**
  * The plugin on the two blog shapes a real site has: Strapi's own example-template Article (the
@@ -20,20 +20,19 @@ type Started = { site: Site; infoLog: string[]; serverErrors: string[] };
 async function start(contentTypes: string): Promise<Started> {
   const site = await startSite({ PUBLISH_BRIDGE_CONTENT_TYPES: contentTypes });
   const infoLog: string[] = [];
-  const info = site.strapi.log.info.bind(site.strapi.log);
-  site.strapi.log.info = ((message: unknown, ...rest: unknown[]) => {
-    infoLog.push(String(message));
-    return info(message as never, ...(rest as never[]));
-  }) as typeof site.strapi.log.info;
+  listenToLog(site.strapi, 'info', (message) => {
+    infoLog.push(message);
+  });
   return { site, infoLog, serverErrors: captureServerErrors(site.strapi) };
 }
 
 /** Every row (draft and published) of a document, with its relations, read by the query engine. */
 /** A published post's two rows, its draft and its published version, read with `populate`. */
 async function bothVersions(site: Site, uid: string, documentId: string, populate: string[]) {
-  const rows = await site.strapi.db
-    .query(uid as never)
-    .findMany({ where: { documentId }, populate: Object.fromEntries(populate.map((name) => [name, true])) });
+  const rows = await queryOf(site.strapi, uid).findMany({
+    where: { documentId },
+    populate: Object.fromEntries(populate.map((name) => [name, true])),
+  });
   // The checks loop over these rows: they must not pass by reading none.
   expect(rows.map((row: any) => row.publishedAt === null).sort()).toEqual([false, true]);
   return rows;
@@ -41,7 +40,7 @@ async function bothVersions(site: Site, uid: string, documentId: string, populat
 
 /** The notes the activity log kept for an entity, over every request that touched it. */
 async function activityNotes(site: Site, entityId: string): Promise<string[]> {
-  await site.strapi.plugin('publish-bridge').service('activity-writer').flush();
+  await serviceOf(site, 'activity-writer').flush();
   const rows = await rowsOf(site.strapi, ACTIVITY);
   return rows
     .filter((row) => row.entityId === entityId)
@@ -161,8 +160,8 @@ describe("Strapi's example-template Article (one category, one author, 80-charac
       'Cold brew at home, revised',
     ]);
 
-    const storage = site.strapi.plugin('publish-bridge').service('mapping').describe();
-    const post = storage.find((entry: { resource: string }) => entry.resource === 'post');
+    const storage = serviceOf(site, 'mapping').describe();
+    const post = storage.find((entry) => entry.resource === 'post')!;
     expect(post.fields.map((entry: { field: string }) => entry.field)).not.toContain('source_id');
     expect(post.unmapped).not.toContain('source_id');
     expect(post.unmapped).toEqual(expect.arrayContaining(['date', 'tags', 'reading_time', 'seo']));

@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { testDatabaseClient } from '../helpers/databases';
-import { rowsOf } from '../helpers/inspect';
-import { startSite, type Site } from '../helpers/site';
+import { rowsOf, tableOf } from '../helpers/inspect';
+import { serviceOf, useSite } from '../helpers/site';
 
 /**
  * How the answers of finished writes are kept for replays (services/receipts.ts): in batches, one
@@ -10,14 +10,10 @@ import { startSite, type Site } from '../helpers/site';
  */
 const RECEIPT = 'plugin::publish-bridge.request-receipt';
 
-let site: Site;
-beforeAll(async () => {
-  site = await startSite();
-});
-afterAll(() => site?.stop());
+const site = useSite();
 
-const receipts = () => site.strapi.plugin('publish-bridge').service('receipts');
-const table = () => site.strapi.db.metadata.get(RECEIPT as never).tableName as string;
+const receipts = () => serviceOf(site, 'receipts');
+const table = () => tableOf(site.strapi, RECEIPT);
 
 /** Receipts as writes in flight hold them: claimed, their answer not kept yet. */
 async function heldClaims(count: number) {

@@ -30,7 +30,7 @@ async function sendWhileTheSiteRefuses(body: string, headers: Record<string, str
     beforeCreate: () => {
       throw new Error('refused by a lifecycle of the site');
     },
-  } as never);
+  });
   try {
     return await rawRequest(site.baseUrl, 'POST', `${PREFIX}/posts`, body, headers);
   } finally {
@@ -126,7 +126,7 @@ onPostgres(
             await faults.refuseConnections();
             await faults.killAll();
           },
-        } as never);
+        });
         let failed;
         try {
           failed = await rawRequest(site.baseUrl, 'POST', `${PREFIX}/posts`, body, headers);

@@ -4,7 +4,8 @@ import {
   type AdminClient,
   type PermissionSpec,
 } from '../helpers/admin-client';
-import { startSite, type Site } from '../helpers/site';
+import { serviceOf, type Site, useSite } from '../helpers/site';
+import { documentsOf, queryOf } from '../helpers/inspect';
 
 /**
  * Revisions and the side panel judged field by field as the Content Manager judges them: its
@@ -42,23 +43,19 @@ async function publish(site: Site, body: Record<string, unknown>) {
   const reply = await site.send('POST', '/posts', { content: '<p>Body.</p>', status: 'publish', ...body });
   expect([reply.status, reply.body]).toEqual([200, expect.objectContaining({ id: expect.any(String) })]);
   // The activity log is written in the background: the panel's last delivery reads it.
-  await site.strapi.plugin('publish-bridge').service('activity-writer').flush();
+  await serviceOf(site, 'activity-writer').flush();
   return reply.body.id as string;
 }
 
 describe('revisions of an entry with a component (the example Article and its shared.seo)', () => {
-  let site: Site;
   let superAdmin: AdminClient;
   let run = 0;
+  const site = useSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'site' });
   beforeAll(async () => {
-    site = await startSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'site' });
     superAdmin = await loginAs(site, 'strapi-super-admin');
   });
-  afterAll(async () => {
-    await site?.stop();
-  });
 
-  const articles = () => site.strapi.documents(ARTICLE as never) as any;
+  const articles = () => documentsOf(site.strapi, ARTICLE);
   const publishArticle = () =>
     publish(site, {
       title: `With seo ${(run += 1)}`,
@@ -209,14 +206,10 @@ describe('revisions of an entry with a component (the example Article and its sh
 });
 
 describe('revisions of an entry with a dynamic zone and single relations (the example blog’s Article: the Story)', () => {
-  let site: Site;
   let superAdmin: AdminClient;
+  const site = useSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'template' });
   beforeAll(async () => {
-    site = await startSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'template' });
     superAdmin = await loginAs(site, 'strapi-super-admin');
-  });
-  afterAll(async () => {
-    await site?.stop();
   });
 
   test('the panel shows the source_id a republish is matched by, though the Story stores it nowhere', async () => {
@@ -259,7 +252,7 @@ describe('revisions of an entry with a dynamic zone and single relations (the ex
 
     const restored = await restore(superAdmin, deleted.id);
     expect(restored.status).toBe(200);
-    const back = await (site.strapi.documents(STORY as never) as any).findOne({
+    const back = await documentsOf(site.strapi, STORY).findOne({
       documentId: restored.body.data.documentId,
       populate: ['category', 'author', 'blocks'],
     });
@@ -275,18 +268,14 @@ describe('revisions of an entry with a dynamic zone and single relations (the ex
 });
 
 describe('the side panel of a localized entry (the Journal, posts written in French)', () => {
-  let site: Site;
   let superAdmin: AdminClient;
+  const site = useSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'localized', PUBLISH_BRIDGE_LOCALE: 'fr' });
   beforeAll(async () => {
-    site = await startSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'localized', PUBLISH_BRIDGE_LOCALE: 'fr' });
     await site.strapi.plugin('i18n').service('locales').create({ code: 'fr', name: 'French (fr)' });
     superAdmin = await loginAs(site, 'strapi-super-admin');
   });
-  afterAll(async () => {
-    await site?.stop();
-  });
 
-  const journals = () => site.strapi.documents(JOURNAL as never) as any;
+  const journals = () => documentsOf(site.strapi, JOURNAL);
   const panelPath = (documentId: string, locale?: string) =>
     `/publish-bridge/entries?uid=${encodeURIComponent(JOURNAL)}&documentId=${documentId}${locale ? `&locale=${locale}` : ''}`;
 
@@ -356,16 +345,15 @@ describe('the side panel of a localized entry (the Journal, posts written in Fre
       200,
       { documentId: id, recreated: true, leftOut: [] },
     ]);
-    const versions = await site.strapi.db
-      .query(JOURNAL as never)
-      .findMany({ where: { documentId: id }, select: ['locale', 'title', 'publishedAt'] });
+    const versions = await queryOf(site.strapi, JOURNAL).findMany({
+      where: { documentId: id },
+      select: ['locale', 'title', 'publishedAt'],
+    });
     expect(
       versions
         .map((row: any) => `${row.locale}:${row.publishedAt ? 'published' : 'draft'}:${row.title}`)
         .sort()
     ).toEqual(['en:draft:Stays in English', 'fr:draft:Supprimé puis rendu']);
-    expect(
-      await site.strapi.db.query(JOURNAL as never).count({ where: { title: 'Supprimé puis rendu' } })
-    ).toBe(1);
+    expect(await queryOf(site.strapi, JOURNAL).count({ where: { title: 'Supprimé puis rendu' } })).toBe(1);
   });
 });

@@ -1,6 +1,7 @@
 import { loginAs, loginWithPermissions, type AdminClient } from '../helpers/admin-client';
 import { testDatabaseClient } from '../helpers/databases';
-import { startSite, type Site } from '../helpers/site';
+import { useSite } from '../helpers/site';
+import { documentsOf, UIDS } from '../helpers/inspect';
 
 /**
  * Restore is careful: a relation whose entry was deleted since is left out and named while the
@@ -8,23 +9,19 @@ import { startSite, type Site } from '../helpers/site';
  * read the entry learns nothing of it from the revisions, the panel or a restore.
  */
 const db = testDatabaseClient();
-const POST = 'plugin::publish-bridge.post';
-const AUTHOR = 'plugin::publish-bridge.author';
-const CATEGORY = 'plugin::publish-bridge.blog-category';
+const POST = UIDS.post;
+const AUTHOR = UIDS.author;
+const CATEGORY = UIDS.blogCategory;
 
 describe(`careful restores on ${db}`, () => {
-  let site: Site;
   let superAdmin: AdminClient;
   let run = 0;
+  const site = useSite();
   beforeAll(async () => {
-    site = await startSite();
     superAdmin = await loginAs(site, 'strapi-super-admin');
   });
-  afterAll(async () => {
-    await site?.stop();
-  });
 
-  const documents = (uid: string) => site.strapi.documents(uid as never) as any;
+  const documents = (uid: string) => documentsOf(site.strapi, uid);
   const revisionsPath = (id: string) =>
     `/publish-bridge/revisions?uid=${encodeURIComponent(POST)}&documentId=${id}`;
   const panelPath = (id: string) =>

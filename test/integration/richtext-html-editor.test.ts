@@ -1,4 +1,5 @@
-import { startSite, type Site } from '../helpers/site';
+import { useSite } from '../helpers/site';
+import { documentsOf, UIDS } from '../helpers/inspect';
 
 /**
  * A site with a plugin that makes every richtext attribute an HTML editor (the example's
@@ -6,16 +7,10 @@ import { startSite, type Site } from '../helpers/site';
  * content, a richtext attribute, gets HTML as sent, as that editor reads it, unless
  * richtextFormat says otherwise.
  */
-let site: Site;
 const FORMAT = 'plugin::publish-bridge.richtextFormat';
 const HTML = '<h2>Cupping</h2><p>Slurp <strong>loudly</strong>.</p>';
 
-beforeAll(async () => {
-  site = await startSite({ PUBLISH_BRIDGE_HTML_RICHTEXT_EDITOR: 'true' });
-});
-afterAll(async () => {
-  await site?.stop();
-});
+const site = useSite({ PUBLISH_BRIDGE_HTML_RICHTEXT_EDITOR: 'true' });
 afterEach(() => {
   site.strapi.config.set(FORMAT, undefined);
 });
@@ -23,7 +18,7 @@ afterEach(() => {
 async function storedContent(title: string) {
   const reply = await site.send('POST', '/posts', { title, content: HTML, status: 'publish' });
   expect(reply.status).toBe(200);
-  const post = await (site.strapi.documents('plugin::publish-bridge.post' as never) as any).findOne({
+  const post = await documentsOf(site.strapi, UIDS.post).findOne({
     documentId: reply.body.id,
   });
   return post.content as string;

@@ -1,17 +1,11 @@
-import { startSite, type Site } from '../helpers/site';
-import { latestActivityNotes } from '../helpers/inspect';
+import { serviceOf, useSite } from '../helpers/site';
+import { documentsOf, latestActivityNotes, UIDS } from '../helpers/inspect';
 
 /** The plugin's post keeps `content` in a `richtext` attribute, Strapi's Markdown editor. */
-let site: Site;
 const FORMAT = 'plugin::publish-bridge.richtextFormat';
 const HTML = '<h2>Cupping</h2><p>Slurp <strong>loudly</strong>.</p><table><tr><td>Score</td></tr></table>';
 
-beforeAll(async () => {
-  site = await startSite();
-});
-afterAll(async () => {
-  await site?.stop();
-});
+const site = useSite();
 // Unset, as on a site whose config/plugins leaves richtextFormat out.
 afterEach(() => {
   site.strapi.config.set(FORMAT, undefined);
@@ -20,7 +14,7 @@ afterEach(() => {
 async function storedContent(title: string) {
   const reply = await site.send('POST', '/posts', { title, content: HTML, status: 'publish' });
   expect(reply.status).toBe(200);
-  const post = await (site.strapi.documents('plugin::publish-bridge.post' as never) as any).findOne({
+  const post = await documentsOf(site.strapi, UIDS.post).findOne({
     documentId: reply.body.id,
   });
   return post.content as string;
@@ -51,7 +45,7 @@ test('with richtextFormat "markdown", unclosed formatting elements an HTML5 pars
   const content = `${Array.from({ length: count }, (_, index) => `<p><font a="${index}">y</p>`).join('')}<p>x</p>`;
   const reply = await site.send('POST', '/posts', { title: 'Reopened fonts', content, status: 'publish' });
   expect(reply.status).toBe(200);
-  const post = await (site.strapi.documents('plugin::publish-bridge.post' as never) as any).findOne({
+  const post = await documentsOf(site.strapi, UIDS.post).findOne({
     documentId: reply.body.id,
   });
   expect(post.content.match(/y/g)).toHaveLength(count);
@@ -78,11 +72,11 @@ describe('Markdown conversion runs on a worker thread', () => {
   test('keeps HTML that does not convert within content.markdownTimeoutMs as it is, notes it, and answers other requests meanwhile', async () => {
     site.strapi.config.set(FORMAT, 'markdown');
     site.strapi.config.set(TIMEOUT, { ...original, markdownTimeoutMs: 2_000 });
-    const markdown = site.strapi.plugin('publish-bridge').service('markdown');
+    const markdown = serviceOf(site, 'markdown');
     const convert = markdown.convert;
     let conversionStarted!: () => void;
     const started = new Promise<void>((resolve) => (conversionStarted = resolve));
-    markdown.convert = (...args: unknown[]) => {
+    markdown.convert = (...args: Parameters<typeof convert>) => {
       conversionStarted();
       return convert(...args);
     };
@@ -98,7 +92,7 @@ describe('Markdown conversion runs on a worker thread', () => {
       expect(handshake.status).toBe(200);
       expect(answered).toEqual(['handshake', 'publish']);
       expect(reply.status).toBe(200);
-      const post = await (site.strapi.documents('plugin::publish-bridge.post' as never) as any).findOne({
+      const post = await documentsOf(site.strapi, UIDS.post).findOne({
         documentId: reply.body.id,
       });
       expect(post.content).toBe(`<div>\n${SLOW_HTML}\n</div>`);

@@ -6,7 +6,8 @@ import {
 } from '../helpers/admin-client';
 import { testDatabaseClient } from '../helpers/databases';
 import { contractDate, scheduleSoon, schedulerEntries, waitPast } from '../helpers/scheduling';
-import { startSite, type Site } from '../helpers/site';
+import { useSite } from '../helpers/site';
+import { documentsOf, queryOf, UIDS } from '../helpers/inspect';
 
 /**
  * The side panel's Cancel button: an admin cancels a post's waiting publish through the admin
@@ -14,8 +15,8 @@ import { startSite, type Site } from '../helpers/site';
  * (its conditions and locales included).
  */
 const db = testDatabaseClient();
-const POST = 'plugin::publish-bridge.post';
-const MANAGED_ENTRY = 'plugin::publish-bridge.managed-entry';
+const POST = UIDS.post;
+const MANAGED_ENTRY = UIDS.managedEntry;
 
 const entryQuery = (documentId: string) => `uid=${encodeURIComponent(POST)}&documentId=${documentId}`;
 const cancel = (admin: AdminClient, documentId: string) =>
@@ -32,19 +33,15 @@ const onPosts = (action: string, extra: Omit<PermissionSpec, 'action' | 'subject
 });
 
 describe(`cancelling a scheduled publish from the Content Manager on ${db}`, () => {
-  let site: Site;
   let superAdmin: AdminClient;
 
+  const site = useSite({ PUBLISH_BRIDGE_SCHEDULING_POLL_MS: '300' });
   beforeAll(async () => {
-    site = await startSite({ PUBLISH_BRIDGE_SCHEDULING_POLL_MS: '300' });
     superAdmin = await loginAs(site, 'strapi-super-admin');
   });
-  afterAll(async () => {
-    await site?.stop();
-  });
 
-  const documents = () => site.strapi.documents(POST as never) as any;
-  const rows = (uid: string) => site.strapi.db.query(uid as never) as any;
+  const documents = () => documentsOf(site.strapi, POST);
+  const rows = (uid: string) => queryOf(site.strapi, uid);
   const title = async (documentId: string, status: 'draft' | 'published') =>
     ((await documents().findOne({ documentId, status })) as { title: string } | null)?.title ?? null;
   const waiting = async (documentId: string) =>
@@ -121,13 +118,9 @@ describe(`cancelling a scheduled publish from the Content Manager on ${db}`, () 
 
 describe(`cancelling a scheduled publish of a localized post (the Journal, posts written in French) on ${db}`, () => {
   const JOURNAL = 'api::journal.journal';
-  let site: Site;
+  const site = useSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'localized', PUBLISH_BRIDGE_LOCALE: 'fr' });
   beforeAll(async () => {
-    site = await startSite({ PUBLISH_BRIDGE_CONTENT_TYPES: 'localized', PUBLISH_BRIDGE_LOCALE: 'fr' });
     await site.strapi.plugin('i18n').service('locales').create({ code: 'fr', name: 'French (fr)' });
-  });
-  afterAll(async () => {
-    await site?.stop();
   });
 
   it('a role that may publish only English is refused on the French post, judged in the locale the panel shows', async () => {
@@ -152,9 +145,9 @@ describe(`cancelling a scheduled publish of a localized post (the Journal, posts
         `/publish-bridge/entries/schedule?uid=${encodeURIComponent(JOURNAL)}&documentId=${id}${locale}`
       );
     const waiting = async () =>
-      (await site.strapi.db
-        .query('plugin::publish-bridge.managed-entry' as never)
-        .findOne({ where: { entryDocumentId: id } })) as { scheduledAt: unknown; entryLocale: string };
+      (await queryOf(site.strapi, UIDS.managedEntry).findOne({
+        where: { entryDocumentId: id },
+      })) as { scheduledAt: unknown; entryLocale: string };
 
     const englishPublisher = await publisherIn('en');
     for (const locale of ['', '&locale=fr']) {

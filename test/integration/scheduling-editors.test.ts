@@ -3,7 +3,8 @@ import { chooseEditorChangePolicy, loginAs, type AdminClient } from '../helpers/
 import { testDatabaseClient } from '../helpers/databases';
 import { refuseDraftMarks } from '../helpers/draft-mark-fault';
 import { contractDate, scheduleSoon, schedulerEntries, waitPast } from '../helpers/scheduling';
-import { startSite, type Site } from '../helpers/site';
+import { serviceOf, useSite } from '../helpers/site';
+import { documentsOf, queryOf, UIDS } from '../helpers/inspect';
 
 /**
  * A scheduled publish against the editors and against posts that cannot be published: an
@@ -12,25 +13,21 @@ import { startSite, type Site } from '../helpers/site';
  * through the Content Manager's own API, as in the admin panel.
  */
 const db = testDatabaseClient();
-const POST = 'plugin::publish-bridge.post';
-const MANAGED_ENTRY = 'plugin::publish-bridge.managed-entry';
+const POST = UIDS.post;
+const MANAGED_ENTRY = UIDS.managedEntry;
 const CONTENT_MANAGER = `/content-manager/collection-types/${POST}`;
 
 describe(`scheduled publishes and editors on ${db}`, () => {
-  let site: Site;
   let editor: AdminClient;
 
+  const site = useSite({ PUBLISH_BRIDGE_SCHEDULING_POLL_MS: '300' });
   beforeAll(async () => {
-    site = await startSite({ PUBLISH_BRIDGE_SCHEDULING_POLL_MS: '300' });
     editor = await loginAs(site, 'strapi-super-admin');
   });
-  afterAll(async () => {
-    await site?.stop();
-  });
 
-  const documents = (uid: string) => site.strapi.documents(uid as never) as any;
-  const rows = (uid: string) => site.strapi.db.query(uid as never) as any;
-  const schedules = () => site.strapi.plugin('publish-bridge').service('schedules');
+  const documents = (uid: string) => documentsOf(site.strapi, uid);
+  const rows = (uid: string) => queryOf(site.strapi, uid);
+  const schedules = () => serviceOf(site, 'schedules');
   const title = async (documentId: string, status: 'draft' | 'published') =>
     ((await documents(POST).findOne({ documentId, status })) as { title: string } | null)?.title ?? null;
   /** The plugin writes its bookkeeping rows with raw queries, so they have no documentId to find them by. */

@@ -1,29 +1,23 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startSite, type Site } from '../helpers/site';
+import { serviceOf, useSite } from '../helpers/site';
+import { documentsOf, queryOf, UIDS } from '../helpers/inspect';
 
-const POST = 'plugin::publish-bridge.post';
-const MANAGED_ENTRY = 'plugin::publish-bridge.managed-entry';
+const POST = UIDS.post;
+const MANAGED_ENTRY = UIDS.managedEntry;
 
 /** An instant as the contract's `YYYY-MM-DD HH:MM:SS` in UTC (the example site's zone). */
 const contractDate = (instant: Date) => instant.toISOString().slice(0, 19).replace('T', ' ');
 
 describe('scheduled publishing', () => {
-  let site: Site;
+  const site = useSite({ PUBLISH_BRIDGE_SCHEDULING_POLL_MS: '300' });
 
-  beforeAll(async () => {
-    site = await startSite({ PUBLISH_BRIDGE_SCHEDULING_POLL_MS: '300' });
-  });
-  afterAll(async () => {
-    await site?.stop();
-  });
-
-  const documents = (uid: string) => site.strapi.documents(uid as never) as any;
-  const schedules = () => site.strapi.plugin('publish-bridge').service('schedules');
+  const documents = (uid: string) => documentsOf(site.strapi, uid);
+  const schedules = () => serviceOf(site, 'schedules');
   const title = async (documentId: string, status: 'draft' | 'published') =>
     ((await documents(POST).findOne({ documentId, status })) as { title: string } | null)?.title ?? null;
   /** The plugin writes its bookkeeping rows with raw queries, so they have no documentId to find them by. */
   const waiting = async (documentId: string) =>
-    (await site.strapi.db.query(MANAGED_ENTRY as never).findOne({ where: { entryDocumentId: documentId } }))
+    (await queryOf(site.strapi, MANAGED_ENTRY).findOne({ where: { entryDocumentId: documentId } }))
       ?.scheduledAt ?? null;
 
   async function send(method: string, path: string, body?: object) {
@@ -79,10 +73,10 @@ describe('scheduled publishing', () => {
   it('says when the post will be published, in the notes the activity log keeps', async () => {
     const id = await create({ title: 'Noted', status: 'draft' });
     const at = new Date(Date.now() + 3_600_000);
-    const { notes } = await site.strapi
-      .plugin('publish-bridge')
-      .service('posts')
-      .update(id, { status: 'publish', date: contractDate(at) });
+    const { notes } = await serviceOf(site, 'posts').update(id, {
+      status: 'publish',
+      date: contractDate(at),
+    });
     expect(notes).toContain(`scheduled for ${contractDate(at).replace(' ', 'T')}.000Z`);
   });
 

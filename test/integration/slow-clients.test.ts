@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PREFIX, startSite, type Site } from '../helpers/site';
+import { PREFIX, useSite } from '../helpers/site';
 import { testDatabaseClient } from '../helpers/databases';
 import { connectionsInUse, rowsOf, storageOf } from '../helpers/inspect';
 import { openRaw, requestHead, type RawConnection } from '../helpers/raw-http';
@@ -17,21 +17,15 @@ const BODY_TIMEOUT_MS = 2500;
 const POOL_MAX = 2;
 const SLOW_CLIENTS = 6;
 
-let site: Site;
 const opened: RawConnection[] = [];
 
-beforeAll(async () => {
-  site = await startSite({
-    PUBLISH_BRIDGE_BODY_TIMEOUT_MS: String(BODY_TIMEOUT_MS),
-    DATABASE_POOL_MIN: '1',
-    DATABASE_POOL_MAX: String(POOL_MAX),
-  });
+const site = useSite({
+  PUBLISH_BRIDGE_BODY_TIMEOUT_MS: String(BODY_TIMEOUT_MS),
+  DATABASE_POOL_MIN: '1',
+  DATABASE_POOL_MAX: String(POOL_MAX),
 });
 afterEach(() => {
   for (const connection of opened.splice(0)) connection.destroy();
-});
-afterAll(async () => {
-  await site?.stop();
 });
 
 const unique = () => randomBytes(4).toString('hex');

@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chooseEditorChangePolicy, loginAs, type AdminClient } from '../helpers/admin-client';
 import { testDatabaseClient } from '../helpers/databases';
-import { latestActivityNotes } from '../helpers/inspect';
+import { documentsOf, latestActivityNotes, UIDS } from '../helpers/inspect';
 import { contractDate, waitPast } from '../helpers/scheduling';
-import { startSite, type Site } from '../helpers/site';
+import { serviceOf, useSite } from '../helpers/site';
 
 /**
  * A status from the platform applies to the platform's content. Once a post is unpublished its
@@ -13,27 +13,23 @@ import { startSite, type Site } from '../helpers/site';
  * wins, as before. Editors edit through the Content Manager's own API, as the admin panel does.
  */
 const db = testDatabaseClient();
-const POST = 'plugin::publish-bridge.post';
+const POST = UIDS.post;
 const HELD = /not published: an editor changed title in Strapi and did not publish it/;
 const UNPUBLISHED = /not published: an editor unpublished the post in Strapi after the platform published it/;
 
 describe(`a platform's status and an editor's draft on ${db}`, () => {
-  let site: Site;
   let editor: AdminClient;
   let run = 0;
+  const site = useSite();
   beforeAll(async () => {
-    site = await startSite();
     editor = await loginAs(site, 'strapi-super-admin');
-  });
-  afterAll(async () => {
-    await site?.stop();
   });
   afterEach(async () => {
     await chooseEditorChangePolicy(editor, 'overwrite');
   });
 
   const version = (documentId: string, status: 'draft' | 'published') =>
-    (site.strapi.documents(POST as never) as any).findOne({
+    documentsOf(site.strapi, POST).findOne({
       documentId,
       status,
       fields: ['title', 'excerpt'],
@@ -139,7 +135,7 @@ describe(`a platform's status and an editor's draft on ${db}`, () => {
     });
     const id = reply.body.id as string;
     await sleep(due.getTime() - Date.now() + 50);
-    await site.strapi.plugin('publish-bridge').service('schedules').runDue();
+    await serviceOf(site, 'schedules').runDue();
     expect(await version(id, 'published')).not.toBeNull();
     const unpublished = await editor.request(
       'POST',

@@ -1,20 +1,16 @@
-import { captureServerErrors } from '../helpers/inspect';
-import { startSite, type Site } from '../helpers/site';
+import { captureServerErrors, documentsOf, UIDS } from '../helpers/inspect';
+import { useSite } from '../helpers/site';
 
-const POST = 'plugin::publish-bridge.post';
+const POST = UIDS.post;
 /** A family emoji: four emoji joined by three zero-width joiners, 11 UTF-16 code units. */
 const FAMILY = '👩‍👩‍👧‍👦';
 
 describe('Unicode in contract bodies', () => {
-  let site: Site;
   let serverErrors: string[];
 
+  const site = useSite();
   beforeAll(async () => {
-    site = await startSite();
     serverErrors = captureServerErrors(site.strapi);
-  });
-  afterAll(async () => {
-    await site?.stop();
   });
   afterEach(() => {
     expect(serverErrors).toEqual([]);
@@ -26,9 +22,7 @@ describe('Unicode in contract bodies', () => {
     const reply = await site.send('POST', '/posts', { title, content: '<p>Body.</p>', status: 'publish' });
     expect(reply).toMatchObject({ status: 200 });
     for (const status of ['draft', 'published'] as const) {
-      const stored = await site.strapi
-        .documents(POST as never)
-        .findOne({ documentId: reply.body.id, status });
+      const stored = await documentsOf(site.strapi, POST).findOne({ documentId: reply.body.id, status });
       expect((stored as { title?: string } | null)?.title).toBe(`a${FAMILY.repeat(23)}`);
     }
   });
@@ -36,13 +30,13 @@ describe('Unicode in contract bodies', () => {
   it('refuses a title whose first character alone is longer than its column, instead of storing an empty title', async () => {
     // One grapheme: an "e" with 300 combining accents, 301 UTF-16 units over the 255-unit column.
     const title = `e${'\u0301'.repeat(300)}`;
-    const before = await site.strapi.documents(POST as never).count({});
+    const before = await documentsOf(site.strapi, POST).count({});
     const reply = await site.send('POST', '/posts', { title, content: '<p>Body.</p>', status: 'publish' });
     expect([reply.status, reply.body.error]).toEqual([
       400,
       expect.stringMatching(/^Invalid request: title: /),
     ]);
-    expect(await site.strapi.documents(POST as never).count({})).toBe(before);
+    expect(await documentsOf(site.strapi, POST).count({})).toBe(before);
 
     // An update too: the post keeps the title it has.
     const created = await site.send('POST', '/posts', {
@@ -56,12 +50,12 @@ describe('Unicode in contract bodies', () => {
       400,
       expect.stringMatching(/^Invalid request: title: /),
     ]);
-    const stored = await site.strapi.documents(POST as never).findOne({ documentId: created.body.id });
+    const stored = await documentsOf(site.strapi, POST).findOne({ documentId: created.body.id });
     expect((stored as { title?: string } | null)?.title).toBe('Kept');
   });
 
   it('refuses a lone surrogate with a 400 naming the field, and stores nothing', async () => {
-    const before = await site.strapi.documents(POST as never).count({});
+    const before = await documentsOf(site.strapi, POST).count({});
     const reply = await site.send('POST', '/posts', {
       title: 'Half an emoji \uD83D',
       content: '<p>Body.</p>',
@@ -72,6 +66,6 @@ describe('Unicode in contract bodies', () => {
     const update = await site.send('PUT', '/posts/none', { seo: { description: 'cut \uDE00 here' } });
     expect(update.status).toBe(400);
     expect(update.body.error).toMatch(/^Invalid request: seo\.description /);
-    expect(await site.strapi.documents(POST as never).count({})).toBe(before);
+    expect(await documentsOf(site.strapi, POST).count({})).toBe(before);
   });
 });

@@ -1,6 +1,7 @@
 import { loginAs } from '../helpers/admin-client';
 import { TEST_KEY } from '../helpers/signing';
-import { startSite, type Site } from '../helpers/site';
+import { useSite } from '../helpers/site';
+import { listenToLog } from '../helpers/inspect';
 
 /**
  * A connection key in the environment shorter than the plugin accepts is a mistake in the site's
@@ -8,23 +9,19 @@ import { startSite, type Site } from '../helpers/site';
  * routes answer 503 saying what to fix until the variable holds a whole key.
  */
 const WEAK_KEY = 'pb_short_key';
-let site: Site;
 /** What the plugin logged at warn level while the site started. */
 const warnings: string[] = [];
 
-beforeAll(async () => {
-  site = await startSite({ PUBLISH_BRIDGE_API_KEY: WEAK_KEY }, (strapi) => {
-    const warn = strapi.log.warn.bind(strapi.log);
-    strapi.log.warn = ((message: unknown, ...rest: unknown[]) => {
-      if (String(message).includes('[publish-bridge]')) warnings.push(String(message));
-      return warn(message as never, ...(rest as never[]));
-    }) as typeof strapi.log.warn;
-  });
-});
-
-afterAll(async () => {
-  await site?.stop();
-});
+const site = useSite(
+  { PUBLISH_BRIDGE_API_KEY: WEAK_KEY },
+  {
+    beforeLoad(strapi) {
+      listenToLog(strapi, 'warn', (message) => {
+        if (message.includes('[publish-bridge]')) warnings.push(message);
+      });
+    },
+  }
+);
 
 test('a weak key in the environment: the site serves, the contract routes answer 503, the admin sees why', async () => {
   expect(warnings).toEqual([expect.stringMatching(/PUBLISH_BRIDGE_API_KEY .*at least 16 characters/)]);

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chooseEditorChangePolicy, loginAs, type AdminClient } from '../helpers/admin-client';
 import { testDatabaseClient } from '../helpers/databases';
-import { startSite, type Site } from '../helpers/site';
+import { serviceOf, type Site, startSite } from '../helpers/site';
+import { documentsOf, UIDS } from '../helpers/inspect';
 
 /**
  * What the site's own webhooks (Settings → Webhooks) hear for each contract action: a search
@@ -12,7 +13,7 @@ import { startSite, type Site } from '../helpers/site';
  * internally and removes (issue 37 item 4).
  */
 const db = testDatabaseClient();
-const POST = 'plugin::publish-bridge.post';
+const POST = UIDS.post;
 const ENTRY_EVENTS = [
   'entry.create',
   'entry.update',
@@ -144,9 +145,7 @@ describe(`the site's webhooks on ${db} hear only true events`, () => {
 
   /** What an editor does in the Content Manager: change a field and save, without publishing. */
   async function editorSaves(documentId: string) {
-    await site.strapi
-      .documents(POST as never)
-      .update({ documentId, data: { title: 'Unreviewed title' } } as never);
+    await documentsOf(site.strapi, POST).update({ documentId, data: { title: 'Unreviewed title' } });
     expect(postEvents(await deliveriesAfter(1))).toEqual([`entry.update ${documentId}`]);
   }
 
@@ -245,7 +244,7 @@ describe(`the site's webhooks on ${db} hear only true events`, () => {
   /** Lets `due` pass and runs the scheduler as its timer would. */
   async function scheduledPublishRunsAfter(due: Date) {
     await sleep(Math.max(0, due.getTime() - Date.now()) + 50);
-    await site.strapi.plugin('publish-bridge').service('schedules').runDue();
+    await serviceOf(site, 'schedules').runDue();
   }
 
   // At the request the post is a draft, as an editor's save with a publish date; at its date the
@@ -298,7 +297,7 @@ describe(`the site's webhooks on ${db} hear only true events`, () => {
     });
     const id = reply.body.id;
     await deliveriesAfter(1);
-    await site.strapi.documents(POST as never).publish({ documentId: id } as never);
+    await documentsOf(site.strapi, POST).publish({ documentId: id });
     expect(postEvents(await deliveriesAfter(1))).toEqual([`entry.publish ${id}`]);
     await scheduledPublishRunsAfter(due);
     expect(await deliveriesAfter(0)).toEqual([]);
@@ -311,7 +310,7 @@ describe(`the site's webhooks on ${db} hear only true events`, () => {
 
     /** The post's title and reading time in one version, to see that the policy acted. */
     const version = (documentId: string, status: 'draft' | 'published') =>
-      (site.strapi.documents(POST as never) as any).findOne({
+      documentsOf(site.strapi, POST).findOne({
         documentId,
         status,
         fields: ['title', 'readingTime'],
