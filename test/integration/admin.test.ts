@@ -186,7 +186,7 @@ describe('admin API permissions', () => {
     expect(post.unmapped).toEqual([]);
     expect(post.fields).toContainEqual({
       field: 'seo',
-      attribute: 'seoTitle, seoDescription, seoKeywords',
+      attribute: 'seoTitle, seoDescription, seoKeywords, seoCanonicalUrl',
       storedAs: 'seoFields',
     });
   });
