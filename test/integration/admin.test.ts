@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { StoredSettings } from '../../server/src/services/settings';
+import type { StoredSettings } from '../../server/src/services/connection/settings';
 import {
   anonymous,
   loginAs,
