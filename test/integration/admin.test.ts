@@ -289,7 +289,6 @@ describe('capabilities', () => {
     expect(saved.status).toBe(200);
     const authors = saved.body.data.capabilities.find((item: { name: string }) => item.name === 'authors');
     expect(authors).toMatchObject({ enabled: false, enabledByDefault: true });
-    expect(authors.description).toMatch(/author/i);
 
     const handshake = await site.send('POST', '/handshake', {});
     expect(handshake.body.capabilities).not.toContain('authors');

@@ -1,5 +1,5 @@
 import type { Core } from '@strapi/strapi';
-import { CAPABILITIES, CAPABILITY_DESCRIPTIONS } from '../../contract/capabilities';
+import { CAPABILITIES } from '../../contract/capabilities';
 import type { BaseUrlSource, SettingsOverview } from '../../contract/admin-api';
 import { getService, pluginConfig } from '../../plugin';
 import { joinPrefix } from './settings';
@@ -35,7 +35,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   return {
     /**
-     * Masked keys, the base URL, capabilities with descriptions, and the last exchanges. The
+     * Masked keys, the base URL, capabilities, and the last exchanges. The
      * last request is an activity entry: only for admins who may read logs.
      */
     async overview({ requestOrigin, includeLastRequest }: OverviewOptions): Promise<SettingsOverview> {
@@ -54,7 +54,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         baseUrlSource: baseUrl.source,
         capabilities: CAPABILITIES.map((name) => ({
           name,
-          description: CAPABILITY_DESCRIPTIONS[name],
           enabled: capabilities[name],
           enabledByDefault: byDefault[name],
           available: support[name].servable,
