@@ -1,6 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import type { ConnectionTestResult } from '../../contract/admin-api';
-import type { HandshakeResponse } from './handshake';
+import type { HandshakeResponse } from '../../contract/responses';
 import { CAPABILITIES, type Capability } from '../../contract/capabilities';
 import { signMessage } from '../../contract/signature';
 import { isProbeAnswer, newNonce, PROBE_PATH } from '../../utils/connection-probe';

@@ -1,14 +1,7 @@
 import type { Core } from '@strapi/strapi';
-import { enabledCapabilities, type Capability } from '../../contract/capabilities';
+import { enabledCapabilities } from '../../contract/capabilities';
+import type { HandshakeResponse } from '../../contract/responses';
 import { getService, pluginConfig } from '../../plugin';
-
-export type HandshakeResponse = {
-  ok: true;
-  contract: 'v1';
-  version: '1.0';
-  site: { name: string; url: string };
-  capabilities: Capability[];
-};
 
 export default ({ strapi }: { strapi: Core.Strapi }) => ({
   /** `origin` is where this request reached the site: the URL to announce when none is configured. */

@@ -5,24 +5,12 @@ import type { ResourceKind } from '../../mapping/catalogue';
 import type { FieldTarget } from '../../mapping/resolve';
 import type { Resource } from '../../resources';
 import type { LocaleScope } from '../site/locales';
-import type { PageType } from '../site/urls';
+import type { PageItem } from '../../contract/responses';
 import { getService } from '../../plugin';
 import { tableOf } from '../../database/tables';
 import { contentTypeOf } from '../../database/schemas';
 import { ensureIndex, indexName, type WantedIndex } from '../../database/indexes';
 import { pageWalk, type ListedType, type PageKey, type WalkHint } from '../../database/page-walk';
-
-/** A page list item (contract 2.9, fields per contract-decisions.md). */
-export type PageItem = {
-  id: string;
-  type: PageType;
-  title: string;
-  slug: string;
-  url?: string;
-  categories?: string[];
-  tags?: string[];
-  updated_at: string;
-};
 
 const LISTED: ResourceKind[] = ['post', 'blogCategory', 'product', 'productCategory'];
 const TAXONOMIES = ['categories', 'tags'] as const;

@@ -1,18 +1,10 @@
 import type { Core } from '@strapi/strapi';
 import type { Paging } from '../../contract/paging';
+import type { ProductCategoryItem } from '../../contract/responses';
 import type { ProductCategoryCreate } from '../../contract/schemas';
 import type { Resource } from '../../resources';
 import { getService } from '../../plugin';
 import { documentsOf } from '../../database/documents';
-
-/** A product category list item (contract 2.8): all strings. */
-export type ProductCategoryItem = {
-  id: string;
-  name: string;
-  slug: string;
-  description: string;
-  parent: string;
-};
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const resource = (): Resource => getService(strapi, 'mapping').resource('productCategory');

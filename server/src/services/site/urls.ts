@@ -1,8 +1,6 @@
 import type { Core } from '@strapi/strapi';
-import type { PluginConfig } from '../../config';
+import type { PageType } from '../../contract/responses';
 import { pluginConfig } from '../../plugin';
-
-export type PageType = keyof PluginConfig['urlTemplates'];
 
 /** What Strapi's Preview handler is given (`config/admin.ts` `preview.config.handler`). */
 type PreviewParams = { documentId: string; locale?: string; status: 'draft' };
