@@ -1,10 +1,14 @@
 import type { Core } from '@strapi/strapi';
 import type { PluginConfig } from './config';
 import { PLUGIN_ID } from './constants';
-import type services from './services';
 
-/** Each of the plugin's services as its factory makes it. */
-export type Services = { [Name in keyof typeof services]: ReturnType<(typeof services)[Name]> };
+/**
+ * Each of the plugin's services as its factory makes it. `services/index.ts` fills this in by
+ * declaration merging, as Strapi types its own registries, so that this module, which every
+ * service imports, imports none of them.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by services/index.ts
+export interface Services {}
 
 /**
  * One of the plugin's services, typed: a renamed method no longer compiles. Looked up at each

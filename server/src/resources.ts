@@ -1,6 +1,6 @@
 import type { ResourceKind } from './mapping/catalogue';
 import type { ResolvedResource } from './mapping/resolve';
-import type { PageType } from './services/urls';
+import type { PageType } from './contract/responses';
 
 /**
  * What a resource is called in the identity registry and in messages, and its label in the

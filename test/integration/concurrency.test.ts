@@ -13,7 +13,7 @@ import {
   withoutRequestId,
 } from '../helpers/inspect';
 import { recordTally, serverErrorsIn } from '../helpers/tally';
-import { storedKey } from '../../server/src/services/identities';
+import { storedKey } from '../../server/src/services/publishing/identities';
 
 /**
  * Simultaneous requests that name the same new thing must create it once. SQLite serialises

@@ -5,7 +5,7 @@ import { rowsOf, tableOf } from '../helpers/inspect';
 import { serviceOf, useSite } from '../helpers/site';
 
 /**
- * How the answers of finished writes are kept for replays (services/receipts.ts): in batches, one
+ * How the answers of finished writes are kept for replays (services/delivery/receipts.ts): in batches, one
  * statement each. A fresh site, so the receipts table starts small, as on a quiet site.
  */
 const RECEIPT = 'plugin::publish-bridge.request-receipt';

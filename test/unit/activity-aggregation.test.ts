@@ -3,7 +3,7 @@ import {
   MINUTE_MS,
   type Refusal,
   type RefusalAggregate,
-} from '../../server/src/services/activity-aggregation';
+} from '../../server/src/services/delivery/activity-aggregation';
 
 const MINUTE = Date.UTC(2026, 0, 1, 14, 2) / MINUTE_MS;
 const at = (minute: number, second: number) => new Date(minute * MINUTE_MS + second * 1000);

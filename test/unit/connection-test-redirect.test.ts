@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import connectionTest from '../../server/src/services/connection-test';
+import connectionTest from '../../server/src/services/connection/connection-test';
 
 /** Just enough of Strapi for the service: a public URL, a key, and the test's time limit. */
 const withPublicUrl = (url: string) =>

@@ -1,7 +1,7 @@
 import { DomUtils, parseDocument } from 'htmlparser2';
 import { safeHtml } from '../../server/src/mapping/content-safety';
 import { htmlToMarkdown } from '../../server/src/mapping/html-to-markdown';
-import fields from '../../server/src/services/fields';
+import fields from '../../server/src/services/publishing/fields';
 import type { Resource } from '../../server/src/resources';
 import { live, liveParts, markdownRenderer } from '../helpers/live-content';
 

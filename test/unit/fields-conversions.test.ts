@@ -1,5 +1,5 @@
 import * as blocks from '../../server/src/mapping/html-to-blocks';
-import fields from '../../server/src/services/fields';
+import fields from '../../server/src/services/publishing/fields';
 import type { Resource } from '../../server/src/resources';
 
 jest.mock('../../server/src/mapping/html-to-blocks', () => {

@@ -1,4 +1,4 @@
-import fields from '../../server/src/services/fields';
+import fields from '../../server/src/services/publishing/fields';
 import type { MediaMap } from '../../server/src/services/types';
 import type { Resource } from '../../server/src/resources';
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CAPABILITIES } from '../contract/capabilities';
 import { isValidTimeZone } from '../contract/dates';
+import type { PageType } from '../contract/responses';
 import { SEO_PART_NAMES } from '../contract/seo-parts';
 import { allowListEntryProblem } from '../network/address-guard';
 import { RESOURCE_KINDS } from '../mapping/catalogue';
@@ -80,7 +81,7 @@ export const pluginConfigSchema = z
       category: urlTemplate.optional(),
       product: urlTemplate.optional(),
       product_cat: urlTemplate.optional(),
-    }),
+    } satisfies Record<PageType, unknown>),
     timezone: z
       .string()
       .refine(isValidTimeZone, { error: 'must be an IANA time zone such as "Europe/Paris"' }),

@@ -74,7 +74,6 @@ export type SettingsDescription = {
 
 export type CapabilityState = {
   name: Capability;
-  description: string;
   enabled: boolean;
   enabledByDefault: boolean;
   /** Whether the site's mapping stores what the capability carries; an unavailable one is never declared. */

@@ -1,4 +1,7 @@
-/** The optional capabilities a site may declare in its handshake (contract section 1). */
+/**
+ * The optional capabilities a site may declare in its handshake (contract section 1). Their
+ * labels and descriptions for people live in the settings page's translations (admin/src/translations).
+ */
 export const CAPABILITIES = [
   'posts.delete',
   'blog_categories',
@@ -10,16 +13,6 @@ export const CAPABILITIES = [
 ] as const;
 
 export type Capability = (typeof CAPABILITIES)[number];
-
-export const CAPABILITY_DESCRIPTIONS: Record<Capability, string> = {
-  'posts.delete': 'Delete blog posts when they are deleted in the publisher.',
-  blog_categories: 'Create and delete blog categories.',
-  authors: 'Create authors.',
-  products: 'Update product copy (never price, SKU or stock).',
-  product_categories: 'Create and list product categories.',
-  seo: 'Store SEO title, description and keywords.',
-  'pages.list': 'List published pages so the publisher can sync and classify them.',
-};
 
 export type CapabilitySettings = Record<Capability, boolean>;
 

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { activityQuerySchema } from '../contract/admin-schemas';
 import { describeZodError, safeParseInPlainWords } from '../contract/errors';
 import { OUTCOMES } from '../contract/admin-api';
-import { FILTERABLE_ACTIONS, type ActivityFilter } from '../services/activity';
+import { FILTERABLE_ACTIONS, type ActivityFilter } from '../services/delivery/activity';
 import { getService } from '../plugin';
 
 export default ({ strapi }: { strapi: Core.Strapi }) => ({

@@ -1,6 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
-import { PlatformLogsError } from '../services/platform-logs';
+import { PlatformLogsError } from '../services/connection/platform-logs';
 import { getService } from '../plugin';
 
 const ANSWER_BY_STATUS = { 400: 'badRequest', 502: 'badGateway', 504: 'gatewayTimeout' } as const;

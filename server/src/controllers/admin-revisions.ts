@@ -4,7 +4,7 @@ import type { CancelledSchedule } from '../contract/admin-api';
 import { revisionIdSchema, revisionsQuerySchema, type RevisionsQuery } from '../contract/admin-schemas';
 import { describeZodError, safeParseInPlainWords } from '../contract/errors';
 import { getService } from '../plugin';
-import type { ContentAccess } from '../services/content-access';
+import type { ContentAccess } from '../services/editors/content-access';
 
 type AdminUser = {
   firstname?: string | null;

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { settingsUpdateSchema } from '../contract/admin-schemas';
 import { describeZodError, safeParseInPlainWords } from '../contract/errors';
 import { PLUGIN_ID } from '../constants';
-import { SettingsError, type SettingsChanges } from '../services/settings';
+import { SettingsError, type SettingsChanges } from '../services/connection/settings';
 import { getService } from '../plugin';
 
 const LOGS_READ = `plugin::${PLUGIN_ID}.logs.read`;

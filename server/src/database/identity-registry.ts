@@ -29,7 +29,7 @@ function valuesIn(knex: Knex, mysql: boolean, table: string, column: string, val
 
 /**
  * The identity registry's table, and the reads of the content types' tables that go with it:
- * every statement `services/identities.ts` runs, with the dialects' differences. Keys come in
+ * every statement `services/publishing/identities.ts` runs, with the dialects' differences. Keys come in
  * as stored (`storedKey`). Row locks are taken where the database has them: SQLite locks the
  * whole file for a write transaction, and knows no `FOR UPDATE`.
  */

@@ -23,7 +23,7 @@ export type AnswerToKeep = { fingerprint: string; claimant: string; status: numb
 export type NewReceipt = { fingerprint: string; claimant: string; expiresAt: Date };
 
 /**
- * The request receipts' table: every statement `services/receipts.ts` runs on it, with the
+ * The request receipts' table: every statement `services/delivery/receipts.ts` runs on it, with the
  * dialects' differences. A statement given a transaction runs in it; the others run on the
  * site's connection, each on its own.
  */

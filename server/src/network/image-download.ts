@@ -14,7 +14,7 @@ import { AddressRefused, HostUnresolved, pinnedLookup, resolveCheckedAddresses }
 /**
  * Downloads a publisher's image into a temporary file: every hop's addresses checked and pinned,
  * the size bounded while it streams, and the first bytes matched against the type the server
- * declared. No Strapi here: what the Media Library does with the file is `services/media.ts`'s.
+ * declared. No Strapi here: what the Media Library does with the file is `services/publishing/media.ts`'s.
  */
 
 /** The media settings a download obeys (the plugin config's `media`). */

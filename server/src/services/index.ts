@@ -1,42 +1,42 @@
-import activity from './activity';
-import activityWriter from './activity-writer';
-import authors from './authors';
-import availability from './availability';
-import blogCategories from './blog-categories';
-import categories from './categories';
-import connectionTest from './connection-test';
-import contentAccess from './content-access';
-import editorChanges from './editor-changes';
-import entities from './entities';
-import fields from './fields';
-import fingerprints from './fingerprints';
-import handshake from './handshake';
-import identities from './identities';
-import keptTables from './kept-tables';
-import locales from './locales';
-import managedEntries from './managed-entries';
-import mapping from './mapping';
-import markdown from './markdown';
-import media from './media';
-import pages from './pages';
-import platformLogs from './platform-logs';
-import posts from './posts';
-import productCategories from './product-categories';
-import products from './products';
-import receipts from './receipts';
-import revisions from './revisions';
-import rolePermissions from './role-permissions';
-import schedules from './schedules';
-import settings from './settings';
-import settingsOverview from './settings-overview';
-import slugIndexes from './slug-indexes';
-import taxonomy from './taxonomy';
-import transactions from './transactions';
-import uninstall from './uninstall';
-import urls from './urls';
-import versions from './versions';
+import activity from './delivery/activity';
+import activityWriter from './delivery/activity-writer';
+import authors from './publishing/authors';
+import availability from './connection/availability';
+import blogCategories from './publishing/blog-categories';
+import categories from './publishing/categories';
+import connectionTest from './connection/connection-test';
+import contentAccess from './editors/content-access';
+import editorChanges from './editors/editor-changes';
+import entities from './publishing/entities';
+import fields from './publishing/fields';
+import fingerprints from './editors/fingerprints';
+import handshake from './connection/handshake';
+import identities from './publishing/identities';
+import keptTables from './site/kept-tables';
+import locales from './site/locales';
+import managedEntries from './editors/managed-entries';
+import mapping from './site/mapping';
+import markdown from './publishing/markdown';
+import media from './publishing/media';
+import pages from './publishing/pages';
+import platformLogs from './connection/platform-logs';
+import posts from './publishing/posts';
+import productCategories from './publishing/product-categories';
+import products from './publishing/products';
+import receipts from './delivery/receipts';
+import revisions from './editors/revisions';
+import rolePermissions from './site/role-permissions';
+import schedules from './editors/schedules';
+import settings from './connection/settings';
+import settingsOverview from './connection/settings-overview';
+import slugIndexes from './site/slug-indexes';
+import taxonomy from './publishing/taxonomy';
+import transactions from './delivery/transactions';
+import uninstall from './site/uninstall';
+import urls from './site/urls';
+import versions from './editors/versions';
 
-export default {
+const services = {
   activity,
   'activity-writer': activityWriter,
   authors,
@@ -75,3 +75,12 @@ export default {
   urls,
   versions,
 };
+
+type Registry = { [Name in keyof typeof services]: ReturnType<(typeof services)[Name]> };
+
+declare module '../plugin' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the registry's members are its own
+  interface Services extends Registry {}
+}
+
+export default services;

@@ -1,4 +1,5 @@
 import type { EditorChangePolicy } from '../contract/editor-change-policies';
+import type { EntityResponse } from '../contract/responses';
 import type { Fingerprints } from '../mapping/fingerprints';
 
 /**
@@ -47,9 +48,6 @@ export type MediaResult =
 /** The request's images by source URL; it lives exactly as long as the request. */
 export type MediaMap = Map<string, MediaResult>;
 
-/** The contract's answer for a stored entity: its id, and its page's URL when the site has one. */
-export type EntityResponse = { id: string; url?: string };
-export type DeletedResponse = { id: string; deleted: true };
 /** An entity response with the notes the write made (fields cut, images left out, ...). */
 export type EntityResult = EntityResponse & { notes: string[] };
 

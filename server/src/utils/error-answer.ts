@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { PLUGIN_ID } from '../constants';
 import { ContractError, errorBody, internalErrorMessage } from '../contract/errors';
 import { isLockWaitExceeded, isLostConnection, missingTableOf } from './database-errors';
-import { NOTHING_SAVED } from '../services/transactions';
+import { NOTHING_SAVED } from '../services/delivery/transactions';
 
 /**
  * Answers a failed contract request in the contract's `{ error }` shape. A ContractError carries

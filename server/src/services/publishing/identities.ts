@@ -1,0 +1,217 @@
+import { createHash } from 'node:crypto';
+import type { Core } from '@strapi/strapi';
+import { identityRegistry, type RowLock } from '../../database/identity-registry';
+import type { Trx } from '../../database/knex';
+
+/** The natural_key column is a varchar(255). */
+const KEY_COLUMN_MAX = 255;
+/** A suffixed slug keeps this much of its base, leaving room for the suffix in a varchar(255). */
+const SLUG_STEM_MAX = 240;
+
+/**
+ * Candidates asked for by the first query; each further query asks for twice as many as the one
+ * before, up to the most (two parameters each, far below every database's limit).
+ */
+const FIRST_CANDIDATES = 8;
+const MOST_CANDIDATES = 256;
+
+/** The documentIds Strapi makes (cuid2: lowercase letters and digits), with room to spare. */
+const DOCUMENT_ID = /^[a-z0-9]{1,255}$/;
+/**
+ * The key that records a document as the plugin's when nothing else names it: a post with no
+ * slug attribute and no source_id, an author with neither username nor email, an adopted entry.
+ */
+export const documentKey = (documentId: string) => `document:${documentId}`;
+/** The key of an entity the publisher gave a source_id (a post, a category): republishes find it by this. */
+export const SOURCE_KEY_PREFIX = 'source:';
+export const sourceKey = (sourceId: string) => `${SOURCE_KEY_PREFIX}${sourceId}`;
+/**
+ * Marks an editor's entry the registry knows only because the publisher referred to it by name
+ * (a category named in a post): the plugin finds it, but did not create it, so it is not the
+ * platform's to delete.
+ */
+export const editorsEntryKey = (documentId: string) => `editors:${documentId}`;
+
+/** Characters that every supported collation compares one to one (checked against MariaDB's *_ci collations). */
+const PLAIN_KEY = /^[a-z0-9:._~-]+( [a-z0-9:._~-]+)*$/;
+
+/**
+ * The form a key is stored in. PostgreSQL and SQLite compare keys byte for byte, but MySQL and
+ * MariaDB compare them through the column's collation, where "Abc" = "abc", "résumé" = "resume"
+ * and "straße" = "strasse", and names can outgrow the column. So only keys made of characters
+ * every collation keeps apart are stored as they are; any other key is stored as its kind and a
+ * SHA-256 digest, which compares the same everywhere. "#" never occurs in a plain key, so the
+ * two forms cannot collide.
+ */
+export function storedKey(key: string): string {
+  if (key.length <= KEY_COLUMN_MAX && PLAIN_KEY.test(key)) return key;
+  const kind = /^[a-z_]+:/.exec(key)?.[0] ?? '';
+  return `${kind}#${createHash('sha256').update(key, 'utf8').digest('hex')}`;
+}
+
+/**
+ * Natural keys of entities (a post's source_id, a category's name, a slug) in a table with a
+ * real unique index. Strapi's `unique: true` is a SELECT-then-INSERT that concurrent requests
+ * race through; the index makes the database refuse the second claim, and the transaction
+ * that lost is retried (see the transactions service). Keys are kept per registry name (a
+ * resource's `registry`, stored in the `resource` column), so a category and a tag may share one.
+ */
+// Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
+export default ({ strapi }: { strapi: Core.Strapi }) => {
+  const registry = identityRegistry(strapi);
+
+  const normalise = (value: string) => value.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
+
+  return {
+    normalise,
+
+    /**
+     * The document a key points at. A locking read: concurrent writers of the same key wait
+     * for each other, and on MySQL's repeatable read it also starts the snapshot after the lock.
+     * A `shared` lock lets requests that only refer to the document hold it at the same time.
+     * With `trx` null, a plain read outside any transaction, which locks nothing.
+     */
+    async lookup(
+      trx: Trx | null,
+      registryName: string,
+      key: string,
+      lock: RowLock = {}
+    ): Promise<string | null> {
+      return registry.targetOf(trx, registryName, storedKey(key), lock);
+    },
+
+    /** Records that `key` names `target`; throws the driver's unique violation if another request did first. */
+    async claim(trx: Trx, registryName: string, key: string, target: string) {
+      await this.claimAll(trx, registryName, [key], target);
+    },
+
+    /**
+     * Records the document under `keys`, or under its own `documentKey` when there are none: the
+     * registry knows every document the plugin created, which tells them from the entries editors made.
+     */
+    async claimDocument(trx: Trx, registryName: string, keys: string[], target: string) {
+      await this.claimAll(trx, registryName, keys.length > 0 ? keys : [documentKey(target)], target);
+    },
+
+    /**
+     * Whether `target` is the plugin's: the registry holds a key of `registryName` for it, for every
+     * document the plugin created (or adopted), and none for an entry an editor made in the same
+     * type, unless the publisher named it; then the registry marks it as the editor's. One index
+     * lookup: the schema indexes registry name and target. Outside a transaction when `trx` is null.
+     */
+    async knows(trx: Trx | null, registryName: string, target: string): Promise<boolean> {
+      const keys = await this.keysOf(trx, registryName, target);
+      return keys.length > 0 && !keys.includes(storedKey(editorsEntryKey(target)));
+    },
+
+    /** The keys (as stored) that name `target`. Outside a transaction when `trx` is null: a read for display. */
+    async keysOf(trx: Trx | null, registryName: string, target: string): Promise<string[]> {
+      return registry.keysOf(trx, registryName, target);
+    },
+
+    async forgetKey(trx: Trx, registryName: string, key: string) {
+      await registry.deleteKey(trx, registryName, storedKey(key));
+    },
+
+    async forgetTarget(trx: Trx, registryName: string, target: string) {
+      await registry.deleteTarget(trx, registryName, target);
+    },
+
+    /**
+     * Locks every row (draft and published, every locale) of a document until the transaction
+     * ends, so concurrent updates of it run one after another. Returns false when the document
+     * is gone (or has no row in `lock.locale`), and for an id Strapi never gives (it makes
+     * lowercase letters and digits): MySQL and MariaDB compare through the column's collation,
+     * where "id " and "íd" equal "id", so such a spelling would reach the document under a
+     * receipt of its own and run a replayed write again; PostgreSQL refuses a NUL in any query.
+     */
+    async lockDocument(trx: Trx, uid: string, documentId: string, lock: RowLock = {}): Promise<boolean> {
+      if (!DOCUMENT_ID.test(documentId)) return false;
+      const rows = await registry.lockDocumentRows(trx, uid, documentId, lock);
+      return rows.some((row) => !lock.locale || row.locale === lock.locale);
+    },
+
+    /**
+     * The document named by the first of `keys` that still exists, its rows locked. Keys left
+     * behind by a document deleted in the Content Manager are dropped, so the name can be reused.
+     */
+    async findLive(
+      trx: Trx,
+      registryName: string,
+      uid: string,
+      keys: string[],
+      lock: RowLock = {}
+    ): Promise<string | null> {
+      for (const key of keys) {
+        const target = await this.lookup(trx, registryName, key, lock);
+        if (target && (await this.lockDocument(trx, uid, target, lock))) return target;
+        if (target) await this.forgetKey(trx, registryName, key);
+      }
+      return null;
+    },
+
+    /**
+     * Of `keys`, those that name a document which still exists, with its target, each document's
+     * rows locked as `lockDocument` locks them: one query for all of them, where `findLive` takes
+     * two for each key. Keys it leaves out are unknown, or left behind by a deleted document:
+     * `findLive` tells those apart.
+     */
+    async liveTargets(
+      trx: Trx,
+      registryName: string,
+      uid: string,
+      keys: string[],
+      lock: RowLock = {}
+    ): Promise<Map<string, string>> {
+      if (keys.length === 0) return new Map();
+      const keyOf = new Map(keys.map((key) => [storedKey(key), key]));
+      const rows = await registry.lockLiveKeys(trx, registryName, uid, [...keyOf.keys()], lock);
+      const live = new Map<string, string>();
+      for (const row of rows) {
+        const key = keyOf.get(row.key);
+        if (key !== undefined && (!lock.locale || row.locale === lock.locale)) live.set(key, row.target);
+      }
+      return live;
+    },
+
+    /** `claim` for several keys in one statement: all of them, or the unique violation. */
+    async claimAll(trx: Trx, registryName: string, keys: string[], target: string) {
+      if (keys.length === 0) return;
+      await registry.insertKeys(trx, registryName, keys.map(storedKey), target);
+    },
+
+    /**
+     * The first of `base`, `base-2`, `base-3`... that no entry of `uid` uses and no identity
+     * claims: one query on both tables for the first candidates, each further one (a title many
+     * entries share) for twice as many, every lookup through an index. The caller claims
+     * `slug:<slug>` once the entry exists, so a concurrent request that picked the same slug
+     * loses at the unique index and is retried.
+     */
+    async freeSlug(
+      trx: Trx,
+      registryName: string,
+      uid: string,
+      slugField: string,
+      base: string
+    ): Promise<string> {
+      const stem = base.slice(0, SLUG_STEM_MAX);
+      for (
+        let first = 1, count = FIRST_CANDIDATES;
+        ;
+        first += count, count = Math.min(count * 2, MOST_CANDIDATES)
+      ) {
+        const candidates = Array.from({ length: count }, (_, index) =>
+          first + index === 1 ? base : `${stem}-${first + index}`
+        );
+        const keys = candidates.map((candidate) => storedKey(`slug:${candidate}`));
+        const values = await registry.usedSlugsAndKeys(trx, registryName, uid, slugField, candidates, keys);
+        // Lower case: MySQL and MariaDB compare (and index) "Post-2" and "post-2" as the same value.
+        const used = new Set(values.map((value) => value.toLowerCase()));
+        const free = candidates.find(
+          (candidate, index) => !used.has(candidate.toLowerCase()) && !used.has(keys[index].toLowerCase())
+        );
+        if (free) return free;
+      }
+    },
+  };
+};
