@@ -22,7 +22,15 @@ export function fittedText(
   { identifier = false, name = false, optional = false } = {}
 ): string | undefined {
   const fitted = fitText(value, target, { cuttable: !identifier });
+  // A name or an identifier is refused, never stored cut or empty; any other text is left out,
+  // noted: a value that cannot fit never costs the post its publish.
   const refused = (identifier || name) && !optional;
+  const notStored = (why: string, refusal: string): undefined => {
+    if (refused) throw new ContractError(400, `Invalid request: ${label}: ${refusal}`);
+    notes.push(`${label} was not stored: ${why}`);
+    return undefined;
+  };
+  const sent = value.length;
   switch (fitted.outcome) {
     case 'fits':
       return fitted.value;
@@ -32,41 +40,23 @@ export function fittedText(
       );
       return fitted.value;
     case 'tooLong':
-      if (!refused) {
-        notes.push(
-          `${label} was not stored: ${target.attribute} holds at most ${fitted.max} characters (got ${value.length}), and it is never shortened.`
-        );
-        return undefined;
-      }
-      throw new ContractError(
-        400,
-        `Invalid request: ${label}: this site stores it in a field of at most ${fitted.max} characters (got ${value.length}), and an identifier is never shortened.`
+      return notStored(
+        `${target.attribute} holds at most ${fitted.max} characters (got ${sent}), and it is never shortened.`,
+        `this site stores it in a field of at most ${fitted.max} characters (got ${sent}), and an identifier is never shortened.`
       );
-    case 'nothingFits':
-      // Strapi counts maxLength in UTF-16 units, so the grapheme cannot be kept whole either. A
-      // name or an identifier is refused, never stored empty; any other text is left out, as a
-      // too short one is: a value that cannot fit never costs the post its publish.
-      if (refused) {
-        throw new ContractError(
-          400,
-          `Invalid request: ${label}: not even its first character fits in ${target.attribute} (at most ${fitted.max} characters, ${value.length} sent), and it is never stored empty. Send a shorter value.`
-        );
-      }
-      notes.push(
-        `${label} was not stored: not even its first character fits in ${target.attribute} (at most ${fitted.max} characters, ${value.length} sent).`
+    case 'nothingFits': {
+      // Strapi counts maxLength in UTF-16 units, so the grapheme cannot be kept whole either.
+      const where = `${target.attribute} (at most ${fitted.max} characters, ${sent} sent)`;
+      return notStored(
+        `not even its first character fits in ${where}.`,
+        `not even its first character fits in ${where}, and it is never stored empty. Send a shorter value.`
       );
-      return undefined;
+    }
     case 'tooShort':
-      if (refused) {
-        throw new ContractError(
-          400,
-          `Invalid request: ${label}: this site needs at least ${fitted.min} characters in ${target.attribute} (got ${value.length}).`
-        );
-      }
-      notes.push(
-        `${label} was not stored: ${target.attribute} needs at least ${fitted.min} characters (got ${value.length}).`
+      return notStored(
+        `${target.attribute} needs at least ${fitted.min} characters (got ${sent}).`,
+        `this site needs at least ${fitted.min} characters in ${target.attribute} (got ${sent}).`
       );
-      return undefined;
   }
 }
 

@@ -11,6 +11,7 @@ export type OverviewOptions = { requestOrigin: string; includeLastRequest: boole
  * The admin settings page's data, composed from the settings store, the activity log and the
  * mapping; kept apart from the settings service so that the store knows nothing of the page.
  */
+// Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const settings = () => getService(strapi, 'settings');
 

@@ -35,6 +35,7 @@ export type ContentAccess = {
  * itself, so that conditions ("only their own entries"), locales and field-level permissions
  * (which name each part of a component) apply, not only the permission on the type.
  */
+// Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => ({
   /** The admin's access to the entry in `locale`, or null when `uid` is no content type of the site. */
   async of(
