@@ -13,6 +13,9 @@ export const UIDS = {
   revision: 'plugin::publish-bridge.revision',
 } as const;
 
+/** The upload plugin's files: the Media Library, where the plugin's imported images go. */
+export const FILE_UID = 'plugin::upload.file';
+
 export const API_KEY_ENV = 'PUBLISH_BRIDGE_API_KEY';
 
 /** A shorter connection key could be guessed; the publisher's keys are far longer. */

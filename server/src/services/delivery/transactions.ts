@@ -6,6 +6,7 @@ import { isConnectionFailure, isLostConnection, isRetryableConflict } from '../.
 import { getService, pluginConfig } from '../../plugin';
 import type { Trx } from '../../database/knex';
 import { limitLockWaits } from '../../database/lock-waits';
+import { isolationLevels } from '../../database/transactions';
 
 const MAX_ATTEMPTS = 16;
 const FIRST_BACKOFF_MS = 10;
@@ -145,6 +146,7 @@ function failWhenCommitFails(trx: Trx) {
 // Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const receipts = () => getService(strapi, 'receipts');
+  const isolation = isolationLevels(strapi);
   /** Known once a transaction has asked the server; until then each transaction asks on its own connection. */
   let readCommittedIsSafe: boolean | undefined;
 
@@ -154,31 +156,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    * deadlock on their inserts over and over, and their reads see a snapshot older than the row
    * locks they waited for. READ COMMITTED, PostgreSQL's default, has neither problem: a second
    * insert of a key waits for the first and then fails on the unique index, and is retried.
-   * Strapi opens the transaction without options, so the empty one it began is ended and a
-   * READ COMMITTED one started on the same connection; Strapi's commit or rollback then ends it.
+   * Strapi opens the transaction without options, so it is restarted at READ COMMITTED on the
+   * same connection, unless the server's binary logging refuses writes at that level.
    */
   async function useReadCommitted(trx: Trx) {
-    if (strapi.db.dialect.client !== 'mysql') return;
-    readCommittedIsSafe ??= await binlogAllowsReadCommitted(trx);
+    if (!isolation.beginsAtRepeatableRead()) return;
+    readCommittedIsSafe ??= await isolation.binlogAllowsReadCommitted(trx);
     if (!readCommittedIsSafe) return;
-    await trx.raw('COMMIT');
-    await trx.raw('SET TRANSACTION ISOLATION LEVEL READ COMMITTED');
-    await trx.raw('START TRANSACTION');
-  }
-
-  /**
-   * Statement-based binary logging refuses writes made at READ COMMITTED; such servers keep their
-   * default. Asked on the transaction's own connection: a query on the pool would wait for a free
-   * connection while this transaction holds one, and when a burst of requests holds them all
-   * (the first burst after boot), every transaction waited for the pool's acquire timeout (60 s)
-   * and answered 500 (seen with two instances on MariaDB).
-   */
-  async function binlogAllowsReadCommitted(trx: Trx): Promise<boolean> {
-    const [rows] = (await trx.raw('SELECT @@log_bin AS logBin, @@binlog_format AS binlogFormat')) as [
-      Array<{ logBin: number | string; binlogFormat: string }>,
-    ];
-    const { logBin, binlogFormat } = rows[0];
-    return Number(logBin) !== 1 || String(binlogFormat).toUpperCase() !== 'STATEMENT';
+    await isolation.restartAtReadCommitted(trx);
   }
 
   /**

@@ -1,17 +1,17 @@
 import type { Core } from '@strapi/strapi';
-import { PLUGIN_ID, UIDS } from '../../constants';
+import { PLUGIN_ID } from '../../constants';
 import { publishDateToIso } from '../../contract/dates';
 import type { PostUpdate } from '../../contract/schemas';
 import { timingOf, type Timing } from '../../contract/scheduling';
 import { documentsOf } from '../../database/documents';
 import { contentTypeOf } from '../../database/schemas';
-import { storedInstant, tableOf } from '../../database/tables';
-import type { Knex, Trx } from '../../database/knex';
+import { managedEntries, type DuePublish } from '../../database/managed-entries';
+import type { Trx } from '../../database/knex';
 import { inBoundedTransaction } from '../../database/lock-waits';
 import type { Resource } from '../../resources';
 import type { LocaleScope } from '../site/locales';
 import { entryOfScheduledPublish } from '../delivery/activity';
-import { localesNamedBy, managedEntry, managedRowsOf } from './fingerprints';
+import { localesNamedBy, managedEntry } from './fingerprints';
 import { isPluginWork, type Transaction } from '../delivery/transactions';
 import { getService, pluginConfig } from '../../plugin';
 
@@ -23,15 +23,6 @@ const LONGEST_RETRY_MS = 3_600_000;
 
 const retryDelayMs = (failures: number) =>
   Math.min(FIRST_RETRY_MS * 2 ** Math.min(failures - 1, 16), LONGEST_RETRY_MS);
-
-type DueRow = {
-  id: number;
-  uid: string;
-  documentId: string;
-  locale: string;
-  scheduledAt: unknown;
-  failures: number | string | null;
-};
 
 /** What became of a due entry: taken by another instance or a write, cancelled, or published. */
 type Outcome = { skipped: true } | { cancelled: string } | { published: true };
@@ -49,8 +40,7 @@ type Outcome = { skipped: true } | { cancelled: string } | { published: true };
  */
 // Over 50 lines: a service factory; its methods, each short, share strapi and the timer through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const knex = (): Knex => strapi.db.connection;
-  const table = () => tableOf(strapi, UIDS.managedEntry);
+  const rows = managedEntries(strapi);
   const config = () => pluginConfig(strapi).scheduling;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
@@ -73,21 +63,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     else strapi.log.info(line);
   }
 
-  /** The columns a publish that is settled (done or cancelled) leaves: nothing waits, nothing failed. */
-  const settled = () => {
-    const { column } = table();
-    return {
-      [column('scheduledAt')]: null,
-      [column('publishRetryAt')]: null,
-      [column('publishFailures')]: 0,
-    };
-  };
-
   /**
    * Why the draft must not be published at its time, if it must not: the editors published it by
    * hand (the draft may hold their later, unreviewed changes), or changed a field the platform sent.
    */
-  async function editorsDecision(trx: Trx, row: DueRow, at: LocaleScope): Promise<string | undefined> {
+  async function editorsDecision(trx: Trx, row: DuePublish, at: LocaleScope): Promise<string | undefined> {
     const documents = documentsOf(strapi, row.uid);
     if (await documents.findOne({ documentId: row.documentId, ...at, status: 'published', fields: ['id'] }))
       return 'scheduled publish cancelled: an editor published the post by hand before its date';
@@ -115,30 +95,22 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    * locks them before it changes the schedule, and the UPDATE that clears the time only matches
    * while it is still due: the one instance whose UPDATE changed the row publishes, or reports.
    */
-  async function publishDue(row: DueRow) {
+  async function publishDue(row: DuePublish) {
     const at: LocaleScope = row.locale ? { locale: row.locale } : {};
     const what = publishOf(row.uid, row.documentId, row.locale);
     const outcome = await getService(strapi, 'transactions').run(
       async ({ trx }: Transaction): Promise<Outcome> => {
-        const { name, column } = table();
         const exists =
           Boolean(contentTypeOf(strapi, row.uid)) &&
           (await getService(strapi, 'identities').lockDocument(trx, row.uid, row.documentId, at));
-        const claimed: number = await knex()(name)
-          .transacting(trx)
-          .where(column('id'), row.id)
-          .where(column('scheduledAt'), '<=', storedInstant(strapi, new Date()))
-          .update(settled());
+        const claimed = await rows.claimDue(trx, row.id);
         if (claimed !== 1 || !exists) return { skipped: true };
         const cancelled = await editorsDecision(trx, row, at);
         if (cancelled) return { cancelled };
         await documentsOf(strapi, row.uid).publish({ documentId: row.documentId, ...at });
         // Published at the platform's request: an editor's unpublish from here on holds the
         // platform's next publish (editor-changes.publishHeldBy).
-        await knex()(name)
-          .transacting(trx)
-          .where(column('id'), row.id)
-          .update({ [column('publishedByPlatform')]: true });
+        await rows.markPublishedByPlatform(trx, row.id);
         return { published: true };
       }
     );
@@ -157,12 +129,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     locale: unknown,
     reason: string
   ): Promise<boolean> {
-    const waiting = managedRowsOf(strapi, uid, documentId, localesNamedBy(locale)).whereNotNull(
-      table().column('scheduledAt')
-    );
+    const locales = localesNamedBy(locale);
     // Bounded: an editor's publish must not hang behind a lock on the plugin's table.
-    const cancelled: number = await inBoundedTransaction(strapi, pluginConfig(strapi).lockTimeoutMs, (trx) =>
-      waiting.transacting(trx).update(settled())
+    const cancelled = await inBoundedTransaction(strapi, pluginConfig(strapi).lockTimeoutMs, (trx) =>
+      rows.cancelWaiting(trx, uid, documentId, locales)
     );
     if (cancelled === 0) return false;
     const what = publishOf(uid, documentId, typeof locale === 'string' ? locale : '');
@@ -175,45 +145,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    * its row since it was listed; the first failure of a schedule is reported, the later ones only
    * logged at debug level. Returns whether the row took the failure.
    */
-  async function retryLater(row: DueRow, error: Error): Promise<boolean> {
-    const { name, column } = table();
+  async function retryLater(row: DuePublish, error: Error): Promise<boolean> {
     const failures = Number(row.failures ?? 0) + 1;
     const retryAt = new Date(Date.now() + retryDelayMs(failures));
-    const updated: number = await knex()(name)
-      .where(column('id'), row.id)
-      .where(column('scheduledAt'), row.scheduledAt as Date)
-      .where(column('publishFailures'), failures - 1)
-      .update({
-        [column('publishRetryAt')]: storedInstant(strapi, retryAt),
-        [column('publishFailures')]: failures,
-      });
+    const updated = await rows.retryLater(row, failures, retryAt);
     if (updated !== 1) return false;
     const what = publishOf(row.uid, row.documentId, row.locale);
     const reason = `could not publish the post at its scheduled time; tried again from ${retryAt.toISOString()}, then at growing intervals up to an hour: ${error.message}`;
     if (failures === 1) report(row.documentId, what, 'failed', reason);
     else strapi.log.debug(`[${PLUGIN_ID}] ${what}, attempt ${failures}: ${reason}`);
     return true;
-  }
-
-  /** Due entries by date, those waiting for a retry left out. */
-  function listDue(): Promise<DueRow[]> {
-    const { name, column } = table();
-    const now = storedInstant(strapi, new Date());
-    return knex()(name)
-      .select({
-        id: column('id'),
-        uid: column('contentType'),
-        documentId: column('entryDocumentId'),
-        locale: column('entryLocale'),
-        scheduledAt: column('scheduledAt'),
-        failures: column('publishFailures'),
-      })
-      .where(column('scheduledAt'), '<=', now)
-      .where((retry) =>
-        retry.whereNull(column('publishRetryAt')).orWhere(column('publishRetryAt'), '<=', now)
-      )
-      .orderBy(column('scheduledAt'))
-      .limit(BATCH);
   }
 
   /**
@@ -223,7 +164,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    */
   async function publishAllDue(): Promise<void> {
     for (;;) {
-      const due = await listDue();
+      const due = await rows.listDue(BATCH);
       let allLeft = true;
       for (const row of due) {
         const left = await publishDue(row).then(

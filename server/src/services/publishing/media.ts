@@ -4,7 +4,7 @@ import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { PLUGIN_ID } from '../../constants';
+import { FILE_UID, PLUGIN_ID } from '../../constants';
 import {
   ImportRefused,
   parseImageUrl,
@@ -19,7 +19,7 @@ import { ReplayDetected } from '../delivery/receipts';
 import type { Transaction } from '../delivery/transactions';
 import type { MediaResult, UploadedFile } from '../types';
 import { getService, pluginConfig } from '../../plugin';
-import { joinTableOf } from '../../database/tables';
+import { fileLinks } from '../../database/file-links';
 import { rowsOf } from '../../database/schemas';
 
 export type ImportOptions = { alt?: string; caption?: string };
@@ -27,7 +27,6 @@ export type ImportOptions = { alt?: string; caption?: string };
 export type PixelBudget = { remaining: number };
 
 const RESOURCE = 'media';
-const FILE_UID = 'plugin::upload.file';
 
 const megapixels = (pixels: number) => +(pixels / 1_000_000).toFixed(1);
 
@@ -208,14 +207,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     }
   }
 
-  /** Whether an entry links the file through a media attribute (the upload plugin's morph table). */
-  async function isLinked({ trx }: Transaction, fileId: number): Promise<boolean> {
-    const { name, joinColumn } = joinTableOf(strapi, FILE_UID, 'related');
-    return Boolean(
-      await strapi.db.connection(name).transacting(trx).first(joinColumn).where(joinColumn, fileId)
-    );
-  }
-
   function reasonOf(error: unknown): string {
     if (error instanceof ImportRefused) return error.message;
     const { name, message, stack } = error as Error;
@@ -290,7 +281,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const key = keyOf(parseImageUrl(rawUrl));
         const released = await transactions().run(async (transaction: Transaction) => {
           const target = await identities().lookup(transaction.trx, RESOURCE, key);
-          if (target !== String(file.id) || (await isLinked(transaction, file.id))) return false;
+          if (target !== String(file.id) || (await fileLinks(strapi).isLinked(transaction.trx, file.id)))
+            return false;
           await identities().forgetKey(transaction.trx, RESOURCE, key);
           return true;
         });
