@@ -11,6 +11,8 @@ export const UIDS = {
   identity: 'plugin::publish-bridge.identity',
   managedEntry: 'plugin::publish-bridge.managed-entry',
   revision: 'plugin::publish-bridge.revision',
+  activityEntry: 'plugin::publish-bridge.activity-entry',
+  requestReceipt: 'plugin::publish-bridge.request-receipt',
 } as const;
 
 /** The upload plugin's files: the Media Library, where the plugin's imported images go. */

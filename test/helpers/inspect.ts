@@ -105,7 +105,7 @@ export async function identityRows(strapi: Core.Strapi, resource?: string) {
 /** The notes the activity log holds for the latest request. */
 export async function latestActivityNotes(strapi: Core.Strapi): Promise<string[]> {
   await serviceOf({ strapi }, 'activity-writer').flush();
-  const rows = await rowsOf(strapi, 'plugin::publish-bridge.activity-entry');
+  const rows = await rowsOf(strapi, UIDS.activityEntry);
   const latest = rows.sort((a, b) => Number(a.id) - Number(b.id)).at(-1)!;
   return typeof latest.notes === 'string' ? JSON.parse(latest.notes) : latest.notes;
 }

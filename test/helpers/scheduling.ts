@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Site } from './site';
 import { serviceOf } from './site';
-import { queryOf } from './inspect';
+import { queryOf, UIDS } from './inspect';
 
 /** What tests of scheduled publishes do: send a post due in a few seconds, let its time pass, read what the scheduler logged. */
 
@@ -30,7 +30,7 @@ export async function waitPast(site: Site, instant: Date) {
 /** The activity log rows the scheduler wrote about a post (cancelled or failed publishes). */
 export async function schedulerEntries(site: Site, documentId: string) {
   await serviceOf(site, 'activity-writer').flush();
-  return queryOf(site.strapi, 'plugin::publish-bridge.activity-entry').findMany({
+  return queryOf(site.strapi, UIDS.activityEntry).findMany({
     where: { entityId: documentId, action: 'scheduled-publish' },
   });
 }

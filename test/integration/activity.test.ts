@@ -1,4 +1,4 @@
-import { queryOf, rowsOf } from '../helpers/inspect';
+import { queryOf, rowsOf, UIDS } from '../helpers/inspect';
 import { startInstance } from '../helpers/instances';
 import { PREFIX, type Reply, serviceOf, useSite } from '../helpers/site';
 
@@ -6,7 +6,7 @@ import { PREFIX, type Reply, serviceOf, useSite } from '../helpers/site';
  * The activity log under a flood of unauthenticated requests: refusals are counted in a few
  * aggregate rows, so strangers cannot push the publisher's deliveries out of the retained log.
  */
-const ACTIVITY = 'plugin::publish-bridge.activity-entry';
+const ACTIVITY = UIDS.activityEntry;
 const WRONG_KEY = 'pb_not_the_key_of_this_site_0123456789';
 const PARALLEL = 50;
 

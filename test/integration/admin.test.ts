@@ -11,9 +11,9 @@ import {
 } from '../helpers/admin-client';
 import { signedHeaders, TEST_KEY } from '../helpers/signing';
 import { PREFIX, serviceOf, useSite } from '../helpers/site';
-import { queryOf } from '../helpers/inspect';
+import { queryOf, UIDS } from '../helpers/inspect';
 
-const ACTIVITY = 'plugin::publish-bridge.activity-entry';
+const ACTIVITY = UIDS.activityEntry;
 const KEY_B = 'pb_rotated_key_b_9f8e7d6c5b4a39281706f5e4d3c2b1a0';
 const KEY_C = 'pb_rotated_key_c_0a1b2c3d4e5f60718293a4b5c6d7e8f9';
 const PLATFORM_KEY = 'platform_log_key_7c1e5a9d3b8f2e6a4d0c';

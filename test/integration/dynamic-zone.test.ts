@@ -1,7 +1,7 @@
 import { startSiteWithImages } from '../helpers/site-with-images';
 import type { ImageServer } from '../helpers/image-server';
 import type { Site } from '../helpers/site';
-import { documentsOf, latestActivityNotes, queryOf } from '../helpers/inspect';
+import { documentsOf, latestActivityNotes, queryOf, UIDS } from '../helpers/inspect';
 import { serviceOf } from '../helpers/site';
 
 /**
@@ -119,7 +119,7 @@ test('content becomes rich-text, media and quote components in document order', 
     `<table><tr><td>Ratio</td><td>1:16</td></tr></table>\n<p><img src="${images.url('/missing.png')}" alt="Gone"></p>`
   );
   await serviceOf(site, 'activity-writer').flush();
-  const [entry] = await queryOf(site.strapi, 'plugin::publish-bridge.activity-entry').findMany({
+  const [entry] = await queryOf(site.strapi, UIDS.activityEntry).findMany({
     where: { entityId: documentId },
   });
   expect(entry.notes).toEqual([
@@ -153,7 +153,7 @@ test("the zone's images count toward media.maxInlineImages: past it they stay HT
     `<p>Between.</p><figure><img src="${images.url('/images/second.png')}" alt="Second"></figure>`
   );
   await serviceOf(site, 'activity-writer').flush();
-  const [entry] = await queryOf(site.strapi, 'plugin::publish-bridge.activity-entry').findMany({
+  const [entry] = await queryOf(site.strapi, UIDS.activityEntry).findMany({
     where: { entityId: documentId },
   });
   expect(entry.notes).toEqual([

@@ -1,6 +1,6 @@
 import { signMessage } from '../../server/src/contract/signature';
 import { createTestDatabase } from '../helpers/databases';
-import { documentsOf, rowsOf, snapshotTables, storageOf, tableOf } from '../helpers/inspect';
+import { documentsOf, rowsOf, snapshotTables, storageOf, tableOf, UIDS } from '../helpers/inspect';
 import { startInstance } from '../helpers/instances';
 import {
   exactPathRequest as rawRequest,
@@ -96,7 +96,7 @@ describe('the gate and each route refuse every request that is not authenticated
 
   it('counted every refusal in the activity log', async () => {
     await serviceOf(site, 'activity-writer').flush();
-    const refused = (await rowsOf(site.strapi, 'plugin::publish-bridge.activity-entry')).filter(
+    const refused = (await rowsOf(site.strapi, UIDS.activityEntry)).filter(
       (row) => row.httpStatus === 401 || row.httpStatus === 404
     );
     const counted = refused.reduce((total, row) => total + (row.count ?? 1), 0);
@@ -141,7 +141,7 @@ describe('the gate and each route refuse every request that is not authenticated
       const activity = serviceOf(site, 'activity-writer');
       const notVerified = async () => {
         await activity.flush();
-        return (await rowsOf(site.strapi, 'plugin::publish-bridge.activity-entry'))
+        return (await rowsOf(site.strapi, UIDS.activityEntry))
           .filter((row) => row.refusal === 'not_verified_by_gate')
           .reduce((total, row) => total + Number(row.count ?? 1), 0);
       };
@@ -336,7 +336,7 @@ describe('an exact replay of a signed write gets the first answer and does not r
   const postsStored = async () => (await rowsOf(site.strapi, storageOf(site.strapi, 'post').uid)).length;
 
   it('a new write claims its receipt in one statement (and reads it back on MySQL and MariaDB, which do not say what they inserted)', async () => {
-    const receipts = tableOf(site.strapi, 'plugin::publish-bridge.request-receipt');
+    const receipts = tableOf(site.strapi, UIDS.requestReceipt);
     const claims: string[] = [];
     // Inserts and reads only: kept answers are written in batches, after the answers went out.
     const onQuery = ({ sql }: { sql: string }) => {
@@ -359,7 +359,7 @@ describe('an exact replay of a signed write gets the first answer and does not r
   });
 
   it('the answers of writes that finish together are kept by shared statements, not one each', async () => {
-    const uid = 'plugin::publish-bridge.request-receipt';
+    const uid = UIDS.requestReceipt;
     const receipts = tableOf(site.strapi, uid);
     let statementsKeepingAnswers = 0;
     // Answers of earlier tests still waiting for their batch are kept first.
@@ -411,7 +411,7 @@ describe('an exact replay of a signed write gets the first answer and does not r
     expect((await postsStored()) - rowsBefore).toBe(1);
 
     await serviceOf(site, 'activity-writer').flush();
-    const notes = (await rowsOf(site.strapi, 'plugin::publish-bridge.activity-entry')).filter((row) =>
+    const notes = (await rowsOf(site.strapi, UIDS.activityEntry)).filter((row) =>
       JSON.stringify(row.notes ?? '').includes('exact replay')
     );
     expect(notes).toHaveLength(2);

@@ -161,7 +161,7 @@ async function whileLocked(table: string, during: () => Promise<void>) {
 (locking ? test : test.skip)(
   'the site starts while a table of the plugin is locked by another session',
   async () => {
-    const table = site.strapi.db.metadata.get('plugin::publish-bridge.activity-entry').tableName;
+    const table = site.strapi.db.metadata.get(UIDS.activityEntry).tableName;
     await whileLocked(table, async () => {
       const instance = await Promise.race([
         startInstance({ ...site.database.env, PUBLISH_BRIDGE_CONTENT_TYPES: 'plugin' }),

@@ -1,4 +1,4 @@
-import { captureServerErrors, listenToLog, queryOf, rowsOf } from '../helpers/inspect';
+import { captureServerErrors, listenToLog, queryOf, rowsOf, UIDS } from '../helpers/inspect';
 import { serviceOf, type Site, startSite } from '../helpers/site';
 
 /**
@@ -9,7 +9,7 @@ import { serviceOf, type Site, startSite } from '../helpers/site';
 const STORY = 'api::story.story';
 const ARTICLE = 'api::article.article';
 const CATEGORY = 'api::category.category';
-const ACTIVITY = 'plugin::publish-bridge.activity-entry';
+const ACTIVITY = UIDS.activityEntry;
 
 const LONG_EXCERPT =
   'A slow morning with a hand grinder, three brew methods and one lesson about water temperature that changed everything.';

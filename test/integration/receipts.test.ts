@@ -1,14 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { testDatabaseClient } from '../helpers/databases';
-import { rowsOf, tableOf } from '../helpers/inspect';
+import { rowsOf, tableOf, UIDS } from '../helpers/inspect';
 import { serviceOf, useSite } from '../helpers/site';
 
 /**
  * How the answers of finished writes are kept for replays (services/delivery/receipts.ts): in batches, one
  * statement each. A fresh site, so the receipts table starts small, as on a quiet site.
  */
-const RECEIPT = 'plugin::publish-bridge.request-receipt';
+const RECEIPT = UIDS.requestReceipt;
 
 const site = useSite();
 

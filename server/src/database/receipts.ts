@@ -2,8 +2,9 @@ import type { Core } from '@strapi/strapi';
 import receipt from '../content-types/request-receipt';
 import type { Knex, Trx } from './knex';
 import { storedInstant, tableOf } from './tables';
+import { UIDS } from '../constants';
 
-const RECEIPT_UID = 'plugin::publish-bridge.request-receipt';
+const RECEIPT_UID = UIDS.requestReceipt;
 
 /** The answer status a receipt keeps for a write that failed with a 5xx: nothing was written, the same request may run again. */
 export const FAILED = 0;

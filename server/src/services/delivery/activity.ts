@@ -6,8 +6,9 @@ import { getService } from '../../plugin';
 import { contentTypeOf, rowsOf } from '../../database/schemas';
 import { documentsOf } from '../../database/documents';
 import { RESOURCE_KINDS } from '../../mapping/catalogue';
+import { UIDS } from '../../constants';
 
-export const ACTIVITY_UID = 'plugin::publish-bridge.activity-entry';
+export const ACTIVITY_UID = UIDS.activityEntry;
 
 /** Where an entry's title is read: its type's "entry title" field, in the locale the plugin writes. */
 type TitleField = { mainField: string; locale?: string };
