@@ -3,6 +3,15 @@
  * the browser loads this file.
  */
 
+/** Whether `text` is an absolute http(s) URL a browser would follow: parsed, not matched. */
+export function isAbsoluteHttpUrl(text: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(text).protocol);
+  } catch {
+    return false;
+  }
+}
+
 /** Hosts that never leave the machine: plain HTTP to them is how a site is tried out locally. */
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 

@@ -62,9 +62,10 @@ function isValidPublishDate(value: string): boolean {
   );
 }
 
+/** An seo part never costs the post: a url part that is not an absolute http(s) URL is left out when stored. */
 const SEO_VALUES = {
   text: longText,
-  url: httpUrl,
+  url: longText,
   names: z.array(shortText).max(NAMES_MAX),
 } satisfies Record<SeoPartKind, z.ZodType>;
 

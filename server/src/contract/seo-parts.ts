@@ -6,7 +6,8 @@
 
 /**
  * What a part holds. `text` is cut at a word boundary when the site's attribute is shorter;
- * `url` is an identifier, never shortened (a cut URL points elsewhere); `names` is a list of
+ * `url` is an absolute http(s) URL and an identifier, never shortened (a cut URL points
+ * elsewhere): one that is not a URL or does not fit is left out, noted; `names` is a list of
  * names, stored as a list in a JSON attribute or as the whole names that fit in a text one.
  */
 export type SeoPartKind = 'text' | 'url' | 'names';

@@ -3,6 +3,7 @@
  * parts the site's component requires filled when they were not sent. Pure: the caller gives the
  * post's content as plain text, and the notes go back with the request's answer.
  */
+import { isAbsoluteHttpUrl } from '../contract/addresses';
 import type { Seo } from '../contract/schemas';
 import { SEO_PART_NAMES, seoPartSpec, type SeoFillSource, type SeoPartName } from '../contract/seo-parts';
 import type { Resource } from '../resources';
@@ -20,6 +21,11 @@ export type SeoFallbacks = Record<SeoPartName, SeoFallback[]>;
 function seoValue(mapped: SeoPart, value: string | string[], part: SeoPartName, notes: string[]): unknown {
   const label = `seo.${part}`;
   if (Array.isArray(value)) return namesValue(label, value, mapped, notes);
+  // An empty value clears the part; any other must be an address a browser would follow.
+  if (seoPartSpec(part).kind === 'url' && value !== '' && !isAbsoluteHttpUrl(value)) {
+    notes.push(`${label} was not stored: it is not an absolute http(s) URL.`);
+    return undefined;
+  }
   return fittedText(label, mapped, value, notes, {
     identifier: seoPartSpec(part).kind === 'url',
     optional: true,
