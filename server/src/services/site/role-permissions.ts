@@ -186,9 +186,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       await running;
     },
 
-    /** Remembers a change still waiting for its moment: Strapi stops, and the memory must be current. */
+    /**
+     * Remembers a change still waiting for its moment, or waits for the remembering under way:
+     * Strapi stops, and the memory must be current before its connection closes.
+     */
     async flush(): Promise<void> {
-      if (!pending) return;
+      if (!pending) return running;
       clearTimeout(pending);
       pending = undefined;
       await rememberLogged();
