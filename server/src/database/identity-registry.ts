@@ -1,6 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import { UIDS } from '../constants';
-import type { Knex, Trx } from './knex';
+import type { Knex, Query, Trx } from './knex';
 import { tableOf } from './tables';
 
 /**
@@ -36,7 +36,11 @@ function valuesIn(knex: Knex, mysql: boolean, table: string, column: string, val
 // Over 50 lines: a repository factory; its statements, each short, share strapi through this closure.
 export function identityRegistry(strapi: Core.Strapi) {
   const knex = (): Knex => strapi.db.connection;
-  const locksRows = () => strapi.db.dialect.client !== 'sqlite';
+  /** The query, locking the rows it reads as `lock` asks; SQLite's one writer needs no row locks. */
+  const locking = <Built extends Query>(query: Built, lock: RowLock): Built => {
+    if (strapi.db.dialect.client === 'sqlite') return query;
+    return (lock.shared ? query.forShare() : query.forUpdate()) as Built;
+  };
   const identities = () => tableOf(strapi, UIDS.identity);
 
   return {
@@ -56,7 +60,7 @@ export function identityRegistry(strapi: Core.Strapi) {
         .where({ [table.column('resource')]: registryName, [table.column('naturalKey')]: key })
         .first();
       if (trx) query = query.transacting(trx);
-      if (trx && locksRows()) query = lock.shared ? query.forShare() : query.forUpdate();
+      if (trx) query = locking(query, lock);
       const row = await query;
       return row ? (row[table.column('target')] as string) : null;
     },
@@ -113,12 +117,11 @@ export function identityRegistry(strapi: Core.Strapi) {
       lock: RowLock
     ): Promise<Array<{ locale?: string }>> {
       const table = tableOf(strapi, uid);
-      let query = knex()(table.name)
+      const query = knex()(table.name)
         .transacting(trx)
         .select({ id: table.column('id'), ...(lock.locale ? { locale: table.column('locale') } : {}) })
         .where(table.column('documentId'), documentId);
-      if (locksRows()) query = lock.shared ? query.forShare() : query.forUpdate();
-      return query;
+      return locking(query, lock);
     },
 
     /**
@@ -134,7 +137,7 @@ export function identityRegistry(strapi: Core.Strapi) {
     ): Promise<LiveKey[]> {
       const registry = identities();
       const table = tableOf(strapi, uid);
-      let query = knex()({ registry: registry.name })
+      const query = knex()({ registry: registry.name })
         .transacting(trx)
         .join(
           { entry: table.name },
@@ -148,8 +151,7 @@ export function identityRegistry(strapi: Core.Strapi) {
         })
         .where(`registry.${registry.column('resource')}`, registryName)
         .whereIn(`registry.${registry.column('naturalKey')}`, keys);
-      if (locksRows()) query = lock.shared ? query.forShare() : query.forUpdate();
-      return query;
+      return locking(query, lock);
     },
 
     /**
