@@ -114,7 +114,10 @@ module.exports = ({ env }) => ({
       // categories where the site maps them to its own types. PUBLISH_BRIDGE_CAPABILITIES opts in
       // to more, e.g. "products,product_categories" for products kept in the plugin's types.
       capabilities: Object.fromEntries(
-        env.array('PUBLISH_BRIDGE_CAPABILITIES', []).filter(Boolean).map((name) => [name, true])
+        env
+          .array('PUBLISH_BRIDGE_CAPABILITIES', [])
+          .filter(Boolean)
+          .map((name) => [name, true])
       ),
       urlTemplates: {
         post: env('PUBLISH_BRIDGE_POST_URL', 'http://localhost:3000/blog/{slug}'),
@@ -130,6 +133,9 @@ module.exports = ({ env }) => ({
       adoptExistingEntries: env.bool('PUBLISH_BRIDGE_ADOPT_EXISTING_ENTRIES', false),
       // The locale posts go to in types with i18n on, e.g. "fr"; unset: the site's default locale.
       ...(env('PUBLISH_BRIDGE_LOCALE') ? { locale: env('PUBLISH_BRIDGE_LOCALE') } : {}),
+      // Several base URLs, each with its own key (PUBLISH_BRIDGE_API_KEY_<NAME>) and choices, as JSON,
+      // e.g. {"en":{"locale":"en"},"fr":{"locale":"fr"}}; unset: one connection at the prefix.
+      ...(env('PUBLISH_BRIDGE_CONNECTIONS') ? { connections: env.json('PUBLISH_BRIDGE_CONNECTIONS') } : {}),
       // A post sent to be published at a future date waits for it; checked every pollMs.
       scheduling: {
         enabled: env.bool('PUBLISH_BRIDGE_SCHEDULING', true),

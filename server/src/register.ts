@@ -1,16 +1,18 @@
 import type { Core } from '@strapi/strapi';
 import { PLUGIN_ID } from './constants';
 import { createContractGate } from './middlewares/contract-gate';
-import { applyContentApiPrefix } from './routes';
+import { applyContentApiRouters } from './routes';
 import { holdContinueFor } from './utils/expect-continue';
 import { getService } from './plugin';
+import { inConnection } from './utils/connection-scope';
 import { dropExpressionIndexesOnSqlite } from './database/indexes';
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   // Here, so a bad prefix stops the boot with its message, and before Strapi mounts the routers.
-  applyContentApiPrefix(strapi);
+  applyContentApiRouters(strapi);
   // Said once at start-up; a weak key stops the plugin's routes, never the site.
-  getService(strapi, 'settings').checkEnvironmentKey();
+  for (const connection of getService(strapi, 'connections').list())
+    inConnection(connection, () => getService(strapi, 'settings').checkEnvironmentKey());
   // The settings page's choices refine this in bootstrap, once the database can be read.
   if (getService(strapi, 'mapping').check())
     getService(strapi, 'mapping').showUsedTypes(getService(strapi, 'settings').configuredCapabilities());

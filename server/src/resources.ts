@@ -1,6 +1,7 @@
 import type { ResourceKind } from './mapping/catalogue';
 import type { ResolvedResource } from './mapping/resolve';
 import type { PageType } from './contract/responses';
+import { DEFAULT_CONNECTION } from './config/connections';
 
 /**
  * What a resource is called in the identity registry and in messages, and its label in the
@@ -21,5 +22,22 @@ export const describeResource = (resolved: ResolvedResource): Resource => ({
   ...resolved,
   ...RESOURCE_NAMES[resolved.kind],
 });
+
+const resourcesInConnections = new WeakMap<Resource, Map<string, Resource>>();
+
+/**
+ * The resource as one connection sees it: its source ids and names kept apart from every other
+ * connection's, in registry names of their own (`fr:post`). `default` keeps the plain names, so a
+ * site that adds connections keeps what the plugin knew for that one.
+ */
+export function forConnection(connection: string, resource: Resource): Resource {
+  if (connection === DEFAULT_CONNECTION) return resource;
+  let seen = resourcesInConnections.get(resource);
+  if (!seen) resourcesInConnections.set(resource, (seen = new Map()));
+  let scoped = seen.get(connection);
+  if (!scoped)
+    seen.set(connection, (scoped = { ...resource, registry: `${connection}:${resource.registry}` }));
+  return scoped;
+}
 
 export type { ResourceKind };

@@ -1,10 +1,16 @@
 import { z } from 'zod';
-import { CAPABILITIES } from '../contract/capabilities';
 import { isValidTimeZone } from '../contract/dates';
 import type { PageType } from '../contract/responses';
 import { SEO_PART_NAMES } from '../contract/seo-parts';
 import { allowListEntryProblem } from '../network/address-guard';
 import { RESOURCE_KINDS } from '../mapping/catalogue';
+import {
+  capabilityChoicesSchema,
+  connectionPathProblems,
+  connectionsSchema,
+  localeSchema,
+  pathSchema,
+} from './connections';
 
 const MEGABYTE = 1024 * 1024;
 
@@ -56,9 +62,7 @@ const urlTemplate = z.string().regex(/^https?:\/\/[^\s]*\{(slug|id)\}/, {
 export const pluginConfigSchema = z
   .object({
     /** Full path the contract routes live under; the base URL to register is the site URL plus this. */
-    prefix: z.string().regex(/^\/[A-Za-z0-9._~\-/]*[A-Za-z0-9._~-]$/, {
-      error: 'must be a path starting with "/" and not ending with "/", e.g. "/api/publish-bridge"',
-    }),
+    prefix: pathSchema,
     bodyLimit: z
       .number()
       .int()
@@ -75,7 +79,7 @@ export const pluginConfigSchema = z
       .min(1_000)
       .max(24 * 3_600_000),
     /** Capabilities switched on or off; one left out follows what the mapping stores. */
-    capabilities: z.partialRecord(z.enum(CAPABILITIES), z.boolean()),
+    capabilities: capabilityChoicesSchema,
     urlTemplates: z.object({
       post: urlTemplate.optional(),
       category: urlTemplate.optional(),
@@ -96,12 +100,12 @@ export const pluginConfigSchema = z
      * The locale written, listed and deleted in mapped types with Strapi's i18n on; unset: the
      * site's default locale. Checked against the site's locales when used (they can change at run time).
      */
-    locale: z
-      .string()
-      .regex(/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/, {
-        error: 'must be a locale code of the site, such as "en" or "fr-FR"',
-      })
-      .optional(),
+    locale: localeSchema.optional(),
+    /**
+     * Several base URLs, each with its own key and choices (config/connections.ts); unset: one
+     * connection, `default`, at `prefix`.
+     */
+    connections: connectionsSchema.optional(),
     /**
      * Lets the publisher update and delete entries the plugin did not create (an editor's article
      * in a mapped type); off, those answer 404 as an unknown id does. An entry it changes is
@@ -217,7 +221,11 @@ export const pluginConfigSchema = z
       })
       .strict(),
   })
-  .strict();
+  .strict()
+  .superRefine((config, context) => {
+    for (const { name, message } of connectionPathProblems(config))
+      context.addIssue({ code: 'custom', path: ['connections', name, 'path'], message });
+  });
 
 export type PluginConfig = z.infer<typeof pluginConfigSchema>;
 

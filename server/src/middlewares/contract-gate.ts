@@ -22,6 +22,8 @@ import { readRawBody } from '../utils/raw-body';
 import { answerError } from '../utils/error-answer';
 import { markVerified, verifiedRequestOf } from '../utils/verified-requests';
 import { getService, pluginConfig } from '../plugin';
+import { inConnection } from '../utils/connection-scope';
+import { DEFAULT_CONNECTION, type Connection } from '../config/connections';
 
 /** Methods that change nothing: a replay of one is harmless, so reads are served without a receipt. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -54,14 +56,20 @@ export function createContractGate(strapi: Core.Strapi) {
   return async function contractGate(ctx: Context, next: Next) {
     const path = readablePath(ctx);
     if (path === undefined) return refuseUnreadableTarget(ctx);
-    const pathBelow = pathBelowPrefix(path, pluginConfig(strapi).prefix);
-    if (pathBelow === undefined) {
+    const located = getService(strapi, 'connections').locate(path);
+    if (located === undefined) {
+      if (pathBelowPrefix(path, pluginConfig(strapi).prefix) !== undefined) return refuseNoConnection(ctx);
       sendHeldContinue(ctx.req, ctx.res);
       return next();
     }
+    const { connection, pathBelow } = located;
     const nonce = ctx.method === 'GET' ? probeNonce(pathBelow) : undefined;
     if (nonce !== undefined) return answerProbe(ctx, nonce);
+    return inConnection(connection, () => serve(ctx, next, pathBelow));
+  };
 
+  /** A request to one connection, from its headers to its record in the activity log. */
+  async function serve(ctx: Context, next: Next, pathBelow: string) {
     const passage: Passage = { requestId: randomUUID(), startedAt: Date.now(), pathBelow };
     ctx.set('X-Request-Id', passage.requestId);
     try {
@@ -77,7 +85,19 @@ export function createContractGate(strapi: Core.Strapi) {
       await getService(strapi, 'receipts').settle(passage.claim, { status: ctx.status, body: ctx.body });
     if (passage.refusal) recordRefusal(ctx, passage, passage.refusal);
     else recordActivity(ctx, passage);
-  };
+  }
+
+  /**
+   * Under the prefix, but at no connection's base URL (config lists connections, none at the
+   * prefix itself): nothing can verify the request, so nothing of it is read.
+   */
+  function refuseNoConnection(ctx: Context) {
+    ctx.set('Connection', 'close');
+    ctx.status = 404;
+    ctx.body = errorBody(
+      `No connection of this site has its base URL at ${ctx.path}. Check the base URL registered with the publisher: the site's administrator finds each connection's under Settings > Publish Bridge.`
+    );
+  }
 
   /**
    * Node lets through request targets that no URL parser reads (`http://[/…`, `host:port`);
@@ -169,7 +189,7 @@ export function createContractGate(strapi: Core.Strapi) {
     const request: SignedWrite = {
       signature: headers.signature!,
       method: ctx.method,
-      path: passage.pathBelow,
+      path: receiptPath(getService(strapi, 'connections').current(), passage.pathBelow),
       expiresAt: new Date(Number(headers.timestamp) + pluginConfig(strapi).timestampToleranceMs),
     };
     const receipts = getService(strapi, 'receipts');
@@ -213,7 +233,7 @@ export function createContractGate(strapi: Core.Strapi) {
       // No route matched: the path is unknown, or known for other methods only.
       ctx.status = 404;
       ctx.body = errorBody(
-        `No endpoint ${ctx.method} ${ctx.path} here. The contract routes are under ${pluginConfig(strapi).prefix}; check the base URL registered with the publisher.`
+        `No endpoint ${ctx.method} ${ctx.path} here. The contract routes are under ${getService(strapi, 'connections').current().path}; check the base URL registered with the publisher.`
       );
       return;
     }
@@ -223,6 +243,14 @@ export function createContractGate(strapi: Core.Strapi) {
     );
   }
 }
+
+/**
+ * The path a receipt is kept under: the same signed write sent to two connections (which only a
+ * key shared by both could sign) is two requests. `default` keeps the path below its base URL,
+ * as receipts were kept before connections.
+ */
+const receiptPath = ({ name }: Connection, pathBelow: string) =>
+  name === DEFAULT_CONNECTION ? pathBelow : `/${name}:${pathBelow}`;
 
 /** `ctx.path`, or undefined when the request target has no readable path. */
 function readablePath(ctx: Context): string | undefined {

@@ -5,6 +5,7 @@ import availability from './connection/availability';
 import blogCategories from './publishing/blog-categories';
 import categories from './publishing/categories';
 import connectionTest from './connection/connection-test';
+import connections from './connection/connections';
 import contentAccess from './editors/content-access';
 import editorChanges from './editors/editor-changes';
 import entities from './publishing/entities';
@@ -44,6 +45,7 @@ const services = {
   'blog-categories': blogCategories,
   categories,
   'connection-test': connectionTest,
+  connections,
   'content-access': contentAccess,
   'editor-changes': editorChanges,
   entities,

@@ -1,7 +1,7 @@
 import type { Core } from '@strapi/strapi';
 import { CAPABILITIES } from '../../contract/capabilities';
 import type { BaseUrlSource, SettingsOverview } from '../../contract/admin-api';
-import { getService, pluginConfig } from '../../plugin';
+import { getService } from '../../plugin';
 import { joinPrefix } from './settings';
 
 /** What the settings page may include beyond the settings themselves. */
@@ -19,7 +19,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   async function displayedBaseUrl(requestOrigin: string): Promise<{ url: string; source: BaseUrlSource }> {
     return (
       (await settings().configuredBaseUrl()) ?? {
-        url: joinPrefix(requestOrigin, pluginConfig(strapi).prefix),
+        url: joinPrefix(requestOrigin, getService(strapi, 'connections').current().path),
         source: 'request',
       }
     );

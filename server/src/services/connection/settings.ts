@@ -1,7 +1,8 @@
 import type { Core } from '@strapi/strapi';
 import { CAPABILITIES, type Capability, type CapabilitySettings } from '../../contract/capabilities';
 import type { PluginConfig } from '../../config';
-import { API_KEY_ENV, MIN_KEY_LENGTH, PLUGIN_ID } from '../../constants';
+import { DEFAULT_CONNECTION } from '../../config/connections';
+import { MIN_KEY_LENGTH, PLUGIN_ID } from '../../constants';
 import { newProbeSecret } from '../../utils/connection-probe';
 import type { SettingsDescription } from '../../contract/admin-api';
 import type { EditorChangePolicy } from '../../contract/editor-change-policies';
@@ -42,10 +43,10 @@ export type SettingsChanges = {
 };
 
 const SETTINGS_KEY = 'settings';
-const SETTINGS_ROW = `plugin_${PLUGIN_ID}_${SETTINGS_KEY}`;
 
 /** For the site's administrator, on the settings page and to the verified publisher. */
-const UNREADABLE_SETTINGS = `The plugin's settings in Strapi's database (the row "${SETTINGS_ROW}" of strapi_core_store_settings) can no longer be read, so the plugin cannot tell which connection key and capabilities you chose. To mend it, save the plugin's settings page with the connection key (the row is written anew).`;
+const unreadableSettings = (key: string) =>
+  `The plugin's settings in Strapi's database (the row "plugin_${PLUGIN_ID}_${key}" of strapi_core_store_settings) can no longer be read, so the plugin cannot tell which connection key and capabilities you chose. To mend it, save the plugin's settings page with the connection key (the row is written anew).`;
 
 /** For anyone: the request could not be verified, and nothing names the site's configuration. */
 const UNVERIFIABLE = `The site cannot verify requests now: its stored connection settings cannot be read. Its administrator sees the cause on the plugin's settings page in Strapi's admin; send the request again once it is mended.`;
@@ -54,8 +55,8 @@ const UNVERIFIABLE = `The site cannot verify requests now: its stored connection
 const UNUSABLE_KEY = `The site cannot verify requests now: its connection key is not set up as it should be. Its administrator sees the cause on the plugin's settings page in Strapi's admin and in the server log; send the request again once it is mended.`;
 
 /** For the site's administrator, on the settings page and in the log. */
-const weakEnvironmentKey = (length: number) =>
-  `${API_KEY_ENV} is ${length} characters long; a connection key needs at least ${MIN_KEY_LENGTH} characters. Copy the whole key the publisher generated into ${API_KEY_ENV}, or unset it to paste the key in Settings > Publish Bridge, and restart Strapi.`;
+const weakEnvironmentKey = (variable: string, length: number) =>
+  `${variable} is ${length} characters long; a connection key needs at least ${MIN_KEY_LENGTH} characters. Copy the whole key the publisher generated into ${variable}, or unset it to paste the key in Settings > Publish Bridge, and restart Strapi.`;
 
 /** Strapi's store answers a row whose JSON no longer parses with an Invalid Date rather than an error. */
 const isSettingsObject = (value: unknown): value is StoredSettings =>
@@ -75,7 +76,16 @@ export const joinPrefix = (origin: string, prefix: string) => `${origin.replace(
 // Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const store = () => strapi.store({ type: 'plugin', name: PLUGIN_ID });
-  let cached: { settings: StoredSettings; expiresAt: number } | undefined;
+  const connection = () => getService(strapi, 'connections').current();
+  /**
+   * Each connection keeps its own settings and status rows; `default` keeps the rows the plugin
+   * had before connections, so a site that adds connections keeps its key for that one.
+   */
+  const rowOf = (key: string) => {
+    const { name } = connection();
+    return name === DEFAULT_CONNECTION ? key : `connections.${name}.${key}`;
+  };
+  const cached = new Map<string, { settings: StoredSettings; expiresAt: number }>();
 
   const config = (): PluginConfig => pluginConfig(strapi);
   const encryption = () =>
@@ -95,36 +105,43 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   const availability = () => getService(strapi, 'availability');
-  /** Whether the last read of the row found it unreadable; the routes are out of service meanwhile. */
-  let unreadable = false;
+  /** The rows the last read found unreadable; the routes are out of service meanwhile. */
+  const unreadable = new Set<string>();
 
   /**
    * The stored settings; an unreadable row reads as none, never as the defaults on the contract
    * routes: they answer 503 naming it until an admin saves the page, which writes it anew.
    */
   async function readStored(): Promise<StoredSettings> {
-    const stored = await store().get({ key: SETTINGS_KEY });
-    unreadable = stored !== null && !isSettingsObject(stored);
-    if (unreadable) availability().outOfService('settings', UNREADABLE_SETTINGS);
-    else availability().backInService('settings');
+    const key = rowOf(SETTINGS_KEY);
+    const stored = await store().get({ key });
+    if (stored !== null && !isSettingsObject(stored)) {
+      unreadable.add(key);
+      availability().outOfService(key, unreadableSettings(key));
+    } else {
+      unreadable.delete(key);
+      availability().backInService(key);
+    }
     return isSettingsObject(stored) ? stored : {};
   }
 
   async function read(): Promise<StoredSettings> {
     const now = Date.now();
-    if (cached && cached.expiresAt > now) return cached.settings;
+    const kept = cached.get(rowOf(SETTINGS_KEY));
+    if (kept && kept.expiresAt > now) return kept.settings;
     const settings = await readStored();
-    cached = { settings, expiresAt: now + config().settingsCacheMs };
+    cached.set(rowOf(SETTINGS_KEY), { settings, expiresAt: now + config().settingsCacheMs });
     return settings;
   }
 
   /** Read-modify-write from the store itself: a cached copy could undo another instance's change. */
   async function modify(change: (settings: StoredSettings) => StoredSettings) {
+    const key = rowOf(SETTINGS_KEY);
     const next = change(await readStored());
-    await store().set({ key: SETTINGS_KEY, value: next });
-    cached = undefined;
-    unreadable = false;
-    availability().backInService('settings');
+    await store().set({ key, value: next });
+    cached.delete(key);
+    unreadable.delete(key);
+    availability().backInService(key);
   }
 
   /** A capability nothing stores is never in force, whoever switched it on: the handshake would promise what goes nowhere. */
@@ -152,7 +169,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const unseal = (secret: StoredSecret | undefined) =>
     secret ? encryption().decrypt(secret.ciphertext) : null;
 
-  const environmentKey = () => process.env[API_KEY_ENV] || undefined;
+  const environmentKey = () => process.env[connection().keyVariable] || undefined;
 
   function rotateKey(settings: StoredSettings, apiKey: string, graceMs: number): StoredSettings {
     const next: StoredSettings = { ...settings, apiKey: seal(apiKey) };
@@ -200,9 +217,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      */
     async configuredBaseUrl(): Promise<{ url: string; source: 'settings' | 'server.url' } | undefined> {
       const { publicUrl } = await read();
-      if (publicUrl) return { url: joinPrefix(publicUrl, config().prefix), source: 'settings' };
+      if (publicUrl) return { url: joinPrefix(publicUrl, connection().path), source: 'settings' };
       const fromServer = serverUrl();
-      return fromServer ? { url: joinPrefix(fromServer, config().prefix), source: 'server.url' } : undefined;
+      return fromServer
+        ? { url: joinPrefix(fromServer, connection().path), source: 'server.url' }
+        : undefined;
     },
 
     /**
@@ -212,13 +231,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * request, so a whole one serves at once.
      */
     checkEnvironmentKey(): string | undefined {
+      const { keyVariable } = connection();
       const key = environmentKey();
       if (key && key.length < MIN_KEY_LENGTH) {
-        const reason = weakEnvironmentKey(key.length);
-        availability().outOfService('environment-key', reason, 'warn');
+        const reason = weakEnvironmentKey(keyVariable, key.length);
+        availability().outOfService(keyVariable, reason, 'warn');
         return reason;
       }
-      availability().backInService('environment-key');
+      availability().backInService(keyVariable);
       return undefined;
     },
 
@@ -230,7 +250,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       if (this.checkEnvironmentKey()) throw new ContractError(503, UNUSABLE_KEY);
       const fromEnvironment = this.environmentKey();
       if (fromEnvironment) return [fromEnvironment];
-      if (unreadable) throw new ContractError(503, UNVERIFIABLE);
+      if (unreadable.has(rowOf(SETTINGS_KEY))) throw new ContractError(503, UNVERIFIABLE);
       const keys = [unseal(settings.apiKey)];
       if (settings.previousApiKey && settings.previousApiKey.acceptUntil > Date.now()) {
         keys.push(unseal(settings.previousApiKey));
@@ -256,7 +276,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     async update(changes: SettingsChanges) {
       if (changes.connectionKey && environmentKey()) {
         throw new SettingsError(
-          `The connection key is managed by the environment (${API_KEY_ENV}), so it cannot be changed here. Change the variable and restart Strapi, or unset it to manage the key in this page.`
+          `The connection key is managed by the environment (${connection().keyVariable}), so it cannot be changed here. Change the variable and restart Strapi, or unset it to manage the key in this page.`
         );
       }
       await modify((settings) => {
@@ -331,12 +351,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     async status(): Promise<ConnectionStatus> {
-      return ((await store().get({ key: STATUS_KEY })) as ConnectionStatus | null) ?? {};
+      return ((await store().get({ key: rowOf(STATUS_KEY) })) as ConnectionStatus | null) ?? {};
     },
 
     async recordHandshake(at = new Date()) {
       await store().set({
-        key: STATUS_KEY,
+        key: rowOf(STATUS_KEY),
         value: { ...(await this.status()), lastHandshakeAt: at.toISOString() },
       });
     },

@@ -5,6 +5,7 @@ import { RESOURCE_KINDS } from '../../mapping/catalogue';
 import type { Resource } from '../../resources';
 import type { ContentAccess } from './content-access';
 import type { LocaleScope } from '../site/locales';
+import { inConnection } from '../../utils/connection-scope';
 import { getService } from '../../plugin';
 import { SOURCE_KEY_PREFIX } from '../publishing/identities';
 import { attributesOfField } from './revisions';
@@ -32,8 +33,16 @@ function fieldsNamedIn(resource: Resource, text: string): string[] {
  */
 // Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  /** The resource stored in `uid` that created the document, if one did. */
+  /** The resource stored in `uid` that created the document, if one did, through any of the site's connections. */
   async function managingResource(uid: string, documentId: string): Promise<Resource | undefined> {
+    for (const connection of getService(strapi, 'connections').list()) {
+      const resource = await inConnection(connection, () => managingResourceHere(uid, documentId));
+      if (resource) return resource;
+    }
+    return undefined;
+  }
+
+  async function managingResourceHere(uid: string, documentId: string): Promise<Resource | undefined> {
     const mapping = getService(strapi, 'mapping');
     const identities = getService(strapi, 'identities');
     for (const kind of RESOURCE_KINDS) {

@@ -3,7 +3,7 @@ import { PLUGIN_ID } from '../../constants';
 import type { ResourceStorage } from '../../contract/admin-api';
 import { DEFAULT_MAPPING, RESOURCE_KINDS, type ResourceKind } from '../../mapping/catalogue';
 import { describeZone, resolveMapping, type ResolvedMapping } from '../../mapping/resolve';
-import { describeResource, type Resource } from '../../resources';
+import { describeResource, forConnection, type Resource } from '../../resources';
 import { getService, pluginConfig } from '../../plugin';
 import { unusedPluginTypes } from '../../mapping/unused-types';
 import { capabilitySupport, type CapabilitySupport } from '../../mapping/capability-support';
@@ -52,7 +52,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const resource = resources[kind];
       if (!resource)
         throw new Error(`[${PLUGIN_ID}] ${kind}: ${getService(strapi, 'availability').problem()}`);
-      return resource;
+      return forConnection(getService(strapi, 'connections').current().name, resource);
     },
 
     /** Where each resource is stored, for the settings page (read-only: the mapping lives in the site's code). */
