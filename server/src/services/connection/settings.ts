@@ -3,7 +3,7 @@ import { CAPABILITIES, type Capability, type CapabilitySettings } from '../../co
 import type { PluginConfig } from '../../config';
 import { API_KEY_ENV, MIN_KEY_LENGTH, PLUGIN_ID } from '../../constants';
 import { newProbeSecret } from '../../utils/connection-probe';
-import type { SettingsDescription } from '../../contract/admin-api';
+import type { SettingsDescription } from '#contract/admin/settings';
 import type { EditorChangePolicy } from '../../contract/editor-change-policies';
 import { ContractError } from '../../contract/errors';
 import { getService, pluginConfig } from '../../plugin';
