@@ -1,26 +1,14 @@
 /**
- * Shapes of the plugin's admin API, declared once on the server side: what its routes answer
- * (server/src/contract/admin-api.ts) and what this page may send (the zod schemas the server
- * validates with, server/src/contract/admin-schemas.ts).
+ * The admin API's shapes the settings page's components read, under the names they use. Each
+ * route's request and answer are declared once, beside the zod schema the server validates
+ * with, in server/src/contract/admin/ (one file per route group, shared ones in common.ts);
+ * both sides import them through the `#contract/*` alias. services/api.ts types its endpoints
+ * with the routes' `Request` and `Response` there.
  */
-export type {
-  ActivityItem,
-  ActivityPage,
-  BaseUrlSource,
-  CancelledSchedule,
-  CapabilityState,
-  ConnectionTestResult,
-  DeliveryLogEntry,
-  EntryLocation,
-  ManagedEntryPanel,
-  MaskedSecret,
-  Outcome,
-  Pagination,
-  ResourceStorage,
-  RestoredRevision,
-  RevisionItem,
-  SettingsOverview as Settings,
-} from '../../server/src/contract/admin-api';
-
-export type { ActivityQuery, RevisionsQuery, SettingsUpdate } from '../../server/src/contract/admin-schemas';
-export type { EditorChangePolicy } from '../../server/src/contract/editor-change-policies';
+export type { ActivityItem, EntryLocation, Outcome } from '#contract/admin/common';
+export type { ActivityQuery } from '#contract/admin/activity';
+export type { ConnectionTestResult } from '#contract/admin/connection-test';
+export type { DeliveryLogEntry } from '#contract/admin/platform-logs';
+export type { RevisionItem, RevisionsQuery } from '#contract/admin/revisions';
+export type { SettingsOverview as Settings, SettingsUpdate } from '#contract/admin/settings';
+export type { EditorChangePolicy } from '#contract/editor-change-policies';

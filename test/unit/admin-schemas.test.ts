@@ -1,4 +1,4 @@
-import { settingsUpdateSchema } from '../../server/src/contract/admin-schemas';
+import { settingsUpdateSchema } from '#contract/admin/settings';
 import { safeParseInPlainWords } from '../../server/src/contract/errors';
 
 /** The messages per field, as the settings form shows them under each field. */

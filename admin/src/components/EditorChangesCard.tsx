@@ -1,9 +1,6 @@
 import { Field, SingleSelect, SingleSelectOption } from '@strapi/design-system';
 import { useIntl } from 'react-intl';
-import {
-  EDITOR_CHANGE_POLICIES,
-  type EditorChangePolicy,
-} from '../../../server/src/contract/editor-change-policies';
+import { EDITOR_CHANGE_POLICIES, type EditorChangePolicy } from '#contract/editor-change-policies';
 import type { SettingsForm } from '../hooks/useSettingsForm';
 import { getTranslation } from '../utils/getTranslation';
 import { Card } from './Card';

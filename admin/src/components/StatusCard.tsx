@@ -1,6 +1,6 @@
 import { Badge, Flex, Grid, Typography } from '@strapi/design-system';
 import { useIntl } from 'react-intl';
-import { needsHttps } from '../../../server/src/contract/addresses';
+import { needsHttps } from '#contract/addresses';
 import { useFormatDateTime } from '../hooks/useFormatDateTime';
 import type { Settings } from '../types';
 import { getTranslation } from '../utils/getTranslation';

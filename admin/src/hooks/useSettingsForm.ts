@@ -1,6 +1,6 @@
 import * as React from 'react';
-import { settingsUpdateSchema } from '../../../server/src/contract/admin-schemas';
-import { safeParseInPlainWords } from '../../../server/src/contract/errors';
+import { settingsUpdateSchema } from '#contract/admin/settings';
+import { safeParseInPlainWords } from '#contract/errors';
 import type { EditorChangePolicy, Settings, SettingsUpdate } from '../types';
 
 export type FormValues = {

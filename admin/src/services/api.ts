@@ -1,18 +1,11 @@
 import { adminApi } from '@strapi/strapi/admin';
-import type {
-  ActivityPage,
-  ActivityQuery,
-  CancelledSchedule,
-  ConnectionTestResult,
-  DeliveryLogEntry,
-  ManagedEntryPanel,
-  RestoredRevision,
-  RevisionsQuery,
-  Settings,
-  SettingsUpdate,
-} from '../types';
+import type { GetActivity } from '#contract/admin/activity';
+import type { TestConnection } from '#contract/admin/connection-test';
+import type { GetPlatformLogs } from '#contract/admin/platform-logs';
+import type { CancelSchedule, GetEntry, RestoreRevision } from '#contract/admin/revisions';
+import type { GetSettings, UpdateSettings } from '#contract/admin/settings';
 
-const unwrap = <T>(response: { data: T }) => response.data;
+const unwrap = <R extends { data: unknown }>(response: R): R['data'] => response.data;
 
 /**
  * The plugin's admin API through Strapi's own RTK Query client (admin JWT, token refresh, error
@@ -26,42 +19,48 @@ const publishBridgeApi = adminApi
   .injectEndpoints({
     // Over 50 lines: the list of endpoints, one short entry per route of the admin API.
     endpoints: (builder) => ({
-      getPublishBridgeSettings: builder.query<Settings, void>({
+      getPublishBridgeSettings: builder.query<GetSettings.Response['data'], void>({
         query: () => '/publish-bridge/settings',
-        transformResponse: unwrap<Settings>,
+        transformResponse: unwrap<GetSettings.Response>,
         providesTags: ['PublishBridgeSettings'],
       }),
-      updatePublishBridgeSettings: builder.mutation<Settings, SettingsUpdate>({
+      updatePublishBridgeSettings: builder.mutation<
+        UpdateSettings.Response['data'],
+        UpdateSettings.Request['body']
+      >({
         query: (data) => ({ url: '/publish-bridge/settings', method: 'PUT', data }),
-        transformResponse: unwrap<Settings>,
+        transformResponse: unwrap<UpdateSettings.Response>,
         invalidatesTags: ['PublishBridgeSettings'],
       }),
-      testPublishBridgeConnection: builder.mutation<ConnectionTestResult, void>({
+      testPublishBridgeConnection: builder.mutation<TestConnection.Response['data'], void>({
         query: () => ({ url: '/publish-bridge/connection-test', method: 'POST' }),
-        transformResponse: unwrap<ConnectionTestResult>,
+        transformResponse: unwrap<TestConnection.Response>,
         invalidatesTags: ['PublishBridgeSettings', 'PublishBridgeActivity'],
       }),
-      getPublishBridgeActivity: builder.query<ActivityPage, ActivityQuery>({
+      getPublishBridgeActivity: builder.query<GetActivity.Response, GetActivity.Request['query']>({
         query: (params) => ({ url: '/publish-bridge/activity', config: { params } }),
         providesTags: ['PublishBridgeActivity'],
       }),
-      getPublishBridgePlatformLogs: builder.query<DeliveryLogEntry[], void>({
+      getPublishBridgePlatformLogs: builder.query<GetPlatformLogs.Response['data'], void>({
         query: () => '/publish-bridge/platform-logs',
-        transformResponse: unwrap<DeliveryLogEntry[]>,
+        transformResponse: unwrap<GetPlatformLogs.Response>,
       }),
-      getPublishBridgeEntry: builder.query<ManagedEntryPanel, RevisionsQuery>({
+      getPublishBridgeEntry: builder.query<GetEntry.Response['data'], GetEntry.Request['query']>({
         query: (params) => ({ url: '/publish-bridge/entries', config: { params } }),
-        transformResponse: unwrap<ManagedEntryPanel>,
+        transformResponse: unwrap<GetEntry.Response>,
         providesTags: ['PublishBridgeEntry'],
       }),
       /* The panel, whose waiting publish this clears, is read again. */
-      cancelPublishBridgeSchedule: builder.mutation<CancelledSchedule, RevisionsQuery>({
+      cancelPublishBridgeSchedule: builder.mutation<
+        CancelSchedule.Response['data'],
+        CancelSchedule.Request['query']
+      >({
         query: (params) => ({
           url: '/publish-bridge/entries/schedule',
           method: 'DELETE',
           config: { params },
         }),
-        transformResponse: unwrap<CancelledSchedule>,
+        transformResponse: unwrap<CancelSchedule.Response>,
         invalidatesTags: ['PublishBridgeEntry'],
       }),
       /*
@@ -69,11 +68,11 @@ const publishBridgeApi = adminApi
        * ("Document" tag, as its document queries provide it) is read again.
        */
       restorePublishBridgeRevision: builder.mutation<
-        RestoredRevision,
+        RestoreRevision.Response['data'],
         { id: number; model: string; documentId: string }
       >({
         query: ({ id }) => ({ url: `/publish-bridge/revisions/${id}/restore`, method: 'POST' }),
-        transformResponse: unwrap<RestoredRevision>,
+        transformResponse: unwrap<RestoreRevision.Response>,
         invalidatesTags: (_result, _error, { model, documentId }) => [
           'PublishBridgeEntry',
           { type: 'Document', id: `${model}_${documentId}` },

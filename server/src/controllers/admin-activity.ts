@@ -1,8 +1,8 @@
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
-import { activityQuerySchema } from '../contract/admin-schemas';
+import { activityQuerySchema } from '#contract/admin/activity';
 import { describeZodError, safeParseInPlainWords } from '../contract/errors';
-import { OUTCOMES } from '../contract/admin-api';
+import { OUTCOMES } from '#contract/admin/common';
 import { FILTERABLE_ACTIONS, type ActivityFilter } from '../services/delivery/activity';
 import { getService } from '../plugin';
 

@@ -1,7 +1,11 @@
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
-import type { CancelledSchedule } from '../contract/admin-api';
-import { revisionIdSchema, revisionsQuerySchema, type RevisionsQuery } from '../contract/admin-schemas';
+import {
+  revisionIdSchema,
+  revisionsQuerySchema,
+  type CancelledSchedule,
+  type RevisionsQuery,
+} from '#contract/admin/revisions';
 import { describeZodError, safeParseInPlainWords } from '../contract/errors';
 import { getService } from '../plugin';
 import type { ContentAccess } from '../services/editors/content-access';

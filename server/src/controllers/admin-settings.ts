@@ -1,7 +1,7 @@
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import type { z } from 'zod';
-import { settingsUpdateSchema } from '../contract/admin-schemas';
+import { settingsUpdateSchema } from '#contract/admin/settings';
 import { describeZodError, safeParseInPlainWords } from '../contract/errors';
 import { PLUGIN_ID } from '../constants';
 import { SettingsError, type SettingsChanges } from '../services/connection/settings';

@@ -1,4 +1,4 @@
-import type { LeftOutRelation } from '../contract/admin-api';
+import type { LeftOutRelation } from '#contract/admin/revisions';
 import type { AttributeShape } from './fingerprints';
 
 /**

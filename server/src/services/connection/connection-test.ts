@@ -1,5 +1,5 @@
 import type { Core } from '@strapi/strapi';
-import type { ConnectionTestResult } from '../../contract/admin-api';
+import type { ConnectionTestResult } from '#contract/admin/connection-test';
 import type { HandshakeResponse } from '../../contract/responses';
 import { CAPABILITIES, type Capability } from '../../contract/capabilities';
 import { signMessage } from '../../contract/signature';

@@ -10,7 +10,7 @@ import {
   pinnedLookup,
   resolveCheckedAddresses,
 } from '../../network/checked-connection';
-import type { DeliveryLogEntry } from '../../contract/admin-api';
+import type { DeliveryLogEntry } from '#contract/admin/platform-logs';
 import { getService, pluginConfig } from '../../plugin';
 import { shownLocation } from '../../utils/display-url';
 

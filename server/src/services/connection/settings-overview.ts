@@ -1,6 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import { CAPABILITIES } from '../../contract/capabilities';
-import type { BaseUrlSource, SettingsOverview } from '../../contract/admin-api';
+import type { BaseUrlSource, SettingsOverview } from '#contract/admin/settings';
 import { getService } from '../../plugin';
 import { joinPrefix } from './settings';
 

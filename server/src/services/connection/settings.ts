@@ -4,7 +4,7 @@ import type { PluginConfig } from '../../config';
 import { DEFAULT_CONNECTION } from '../../config/connections';
 import { MIN_KEY_LENGTH, PLUGIN_ID } from '../../constants';
 import { newProbeSecret } from '../../utils/connection-probe';
-import type { SettingsDescription } from '../../contract/admin-api';
+import type { SettingsDescription } from '#contract/admin/settings';
 import type { EditorChangePolicy } from '../../contract/editor-change-policies';
 import { ContractError } from '../../contract/errors';
 import { getService, pluginConfig } from '../../plugin';

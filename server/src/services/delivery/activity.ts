@@ -1,5 +1,5 @@
 import type { Core } from '@strapi/strapi';
-import type { ActivityItem, EntryLocation, Outcome } from '../../contract/admin-api';
+import type { ActivityItem, EntryLocation, Outcome } from '#contract/admin/common';
 import type { RefusalAggregate } from './activity-aggregation';
 import { fitColumn } from '../../utils/column-text';
 import { getService } from '../../plugin';

@@ -1,5 +1,6 @@
 import type { Core } from '@strapi/strapi';
-import type { ActivityItem, ManagedEntryPanel } from '../../contract/admin-api';
+import type { ActivityItem } from '#contract/admin/common';
+import type { ManagedEntryPanel } from '#contract/admin/revisions';
 import { documentsOf } from '../../database/documents';
 import { RESOURCE_KINDS } from '../../mapping/catalogue';
 import type { Resource } from '../../resources';

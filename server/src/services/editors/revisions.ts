@@ -1,5 +1,5 @@
 import type { Core } from '@strapi/strapi';
-import type { RestoredRevision, RevisionItem } from '../../contract/admin-api';
+import type { RestoredRevision, RevisionItem } from '#contract/admin/revisions';
 import { UIDS } from '../../constants';
 import { documentsOf } from '../../database/documents';
 import { setCreatorFields } from '@strapi/utils';

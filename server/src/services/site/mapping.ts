@@ -1,6 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import { PLUGIN_ID } from '../../constants';
-import type { ResourceStorage } from '../../contract/admin-api';
+import type { ResourceStorage } from '#contract/admin/settings';
 import { DEFAULT_MAPPING, RESOURCE_KINDS, type ResourceKind } from '../../mapping/catalogue';
 import { describeZone, resolveMapping, type ResolvedMapping } from '../../mapping/resolve';
 import { describeResource, forConnection, type Resource } from '../../resources';
