@@ -29,7 +29,6 @@ const { randomBytes } = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { isDeepStrictEqual } = require('node:util');
 const { createDatabase, isClient } = require('./lib/databases');
 const { ensureBuilds } = require('./lib/example-site');
 const { alternate, run } = require('./bench/measure');
@@ -38,15 +37,23 @@ const { allRefused, unauthenticatedBodies } = require('./bench/unauthenticated-b
 const { startImageHost } = require('./bench/image-host');
 const { walkErrors, walkPages } = require('./bench/walk');
 const {
-  AUTHORS,
-  CATEGORIES,
+  BenchError,
+  PREFIX,
+  benchEnv,
+  clients,
+  expectStatus,
+  nativeRelated,
+  probe,
+  send,
+} = require('./bench/requests');
+const {
   HTML,
   createBody,
   fullCreateBody,
+  nativeCreateData,
   nativeFullData,
   revisionBlock,
   revisionHtml,
-  sign,
 } = require('./bench/workload');
 
 /** @typedef {import('./bench/measure').Request} Request */
@@ -69,13 +76,6 @@ const {
  *   repeated: string[];
  * }} Walked
  */
-/**
- * A reply as fetch gives it, the body parsed when it is JSON; `any`: each caller reads the fields
- * of the endpoint it called, and expectStatus has already checked the status.
- * @typedef {{ status: number; body: any }} Reply
- */
-
-const PREFIX = '/api/publish-bridge';
 const KEY = `pb_bench_${randomBytes(16).toString('hex')}`;
 const SCENARIOS = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H', 'I'];
 const UPDATE_POOL = 200;
@@ -105,15 +105,6 @@ const TARGETS = {
   images_ratio: { max: 2.0 },
   rss_growth_mb: { max: 50 },
   unauthenticated_peak_rss_growth_mb: { max: 50 },
-};
-
-const SECRETS = {
-  APP_KEYS: 'benchKeyOne,benchKeyTwo',
-  API_TOKEN_SALT: 'bench-api-token-salt',
-  ADMIN_JWT_SECRET: 'bench-admin-jwt-secret',
-  TRANSFER_TOKEN_SALT: 'bench-transfer-token-salt',
-  JWT_SECRET: 'bench-jwt-secret',
-  ENCRYPTION_KEY: 'bench-encryption-key-0123456789abcdef',
 };
 
 /** Figures the JSON line and the table report beside the targets' own. */
@@ -154,8 +145,6 @@ function targetText(target) {
   const alternative = target.orTimes ? ` or <= ${target.orTimes.factor} x ${target.orTimes.of}` : '';
   return `<= ${target.max}${alternative}`;
 }
-
-class BenchError extends Error {}
 
 /** @param {string[]} argv */
 function parseArguments(argv) {
@@ -214,24 +203,6 @@ function runBuild(command, args, { cwd, env }) {
 }
 
 /**
- * @param {string} url
- * @param {RequestInit} init
- * @returns {Promise<Reply>}
- */
-async function fetchJson(url, init) {
-  const response = await fetch(url, init);
-  const text = await response.text();
-  /** @type {unknown} */
-  let body = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // Kept as text for the error message.
-  }
-  return { status: response.status, body };
-}
-
-/**
  * Runs `work(n)` for n = 0..count-1, `concurrency` at a time.
  * @template T
  * @param {number} count
@@ -251,147 +222,6 @@ async function inParallel(count, concurrency, work) {
     })
   );
   return results;
-}
-
-/**
- * Requests of both sides, as autocannon and fetch send them.
- * @param {string} apiToken
- */
-function clients(apiToken) {
-  const json = (/** @type {unknown} */ value) => JSON.stringify(value);
-  return {
-    /**
-     * @param {string} method
-     * @param {string} pathUnderPrefix
-     * @param {unknown} [body]
-     * @returns {Request}
-     */
-    plugin(method, pathUnderPrefix, body) {
-      const raw = body === undefined ? '' : json(body);
-      return {
-        method,
-        path: `${PREFIX}${pathUnderPrefix}`,
-        headers: { ...(raw ? { 'content-type': 'application/json' } : {}), ...sign(KEY, raw) },
-        body: raw || undefined,
-      };
-    },
-    /**
-     * @param {string} method
-     * @param {string} pathUnderPrefix
-     * @param {unknown} body
-     * @returns {Request}
-     */
-    forged(method, pathUnderPrefix, body) {
-      const raw = json(body);
-      return {
-        method,
-        path: `${PREFIX}${pathUnderPrefix}`,
-        headers: {
-          'content-type': 'application/json',
-          ...sign(KEY, raw),
-          'x-publisher-signature': '0'.repeat(64),
-        },
-        body: raw,
-      };
-    },
-    /**
-     * @param {string} method
-     * @param {string} apiPath
-     * @param {unknown} [data]
-     * @returns {Request}
-     */
-    native(method, apiPath, data) {
-      return {
-        method,
-        path: apiPath,
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${apiToken}` },
-        body: data === undefined ? undefined : json({ data }),
-      };
-    },
-  };
-}
-
-/** @typedef {ReturnType<typeof clients>} Clients */
-
-/**
- * @param {string} baseUrl
- * @param {Request} request
- */
-const send = (baseUrl, request) =>
-  fetchJson(`${baseUrl}${request.path}`, {
-    method: request.method,
-    headers: request.headers,
-    body: request.body,
-  });
-
-/**
- * @param {Reply} reply
- * @param {number[]} statuses
- * @param {string} what
- */
-function expectStatus(reply, statuses, what) {
-  if (!statuses.includes(reply.status)) {
-    throw new BenchError(`${what} answered ${reply.status}: ${JSON.stringify(reply.body).slice(0, 800)}`);
-  }
-  return reply.body;
-}
-
-/**
- * Checks that both sides store the same thing before timing them: the plugin's Blocks for the
- * bench HTML are read back and become the native side's content.
- * @param {string} baseUrl
- * @param {Clients} client
- */
-async function probe(baseUrl, client) {
-  const pluginReply = await send(
-    baseUrl,
-    client.plugin('POST', '/posts', { ...createBody('probe', 0), content: revisionHtml(0) + HTML })
-  );
-  const { id } = expectStatus(pluginReply, [200], 'The probe publish');
-  const stored = expectStatus(
-    await send(baseUrl, client.native('GET', `/api/articles/${id}`)),
-    [200],
-    'Reading the probe post back'
-  ).data;
-  const [first, ...blocks] = stored.content;
-  if (!isDeepStrictEqual(first, revisionBlock(0))) {
-    throw new BenchError(
-      `The plugin converted <p>Revision 0</p> to ${JSON.stringify(first)}; update bodies would differ.`
-    );
-  }
-  const nativeReply = await send(
-    baseUrl,
-    client.native('POST', '/api/articles', {
-      title: 'Bench native probe',
-      slug: 'bench-native-probe',
-      content: blocks,
-    })
-  );
-  const native = expectStatus(nativeReply, [201], 'The native probe create').data;
-  if (!isDeepStrictEqual(native.content, blocks) || !native.publishedAt || !stored.publishedAt) {
-    throw new BenchError('The native probe did not store the same published Blocks as the plugin.');
-  }
-  return { blocks, contentBytes: Buffer.byteLength(HTML) };
-}
-
-/**
- * The categories and authors B's posts refer to, created through the REST API so the native
- * side can relate to them by documentId; the plugin's publishes find the same entries by name.
- * @param {string} baseUrl
- * @param {Clients} client
- */
-async function nativeRelated(baseUrl, client) {
-  /** @type {(apiPath: string, data: { name: string }) => Promise<string>} */
-  const create = async (apiPath, data) =>
-    expectStatus(await send(baseUrl, client.native('POST', apiPath, data)), [201], `Creating ${data.name}`)
-      .data.documentId;
-  /** @type {Record<string, string>} */
-  const categoryIds = {};
-  for (const name of CATEGORIES) categoryIds[name] = await create('/api/categories', { name });
-  /** @type {Record<string, string>} */
-  const authorIds = {};
-  for (const name of AUTHORS) authorIds[name] = await create('/api/authors', { name });
-  return { categoryIds, authorIds };
 }
 
 /**
@@ -503,21 +333,7 @@ async function main() {
   const wants = (/** @type {string} */ scenario) => options.only.includes(scenario);
   const startedAt = Date.now();
   const database = await createDatabase(options.db, 'pb_bench');
-  const env = {
-    ...process.env,
-    ...SECRETS,
-    ...database.env,
-    NODE_ENV: 'production',
-    SERVE_ADMIN_PANEL: 'false',
-    STRAPI_TELEMETRY_DISABLED: 'true',
-    STRAPI_LOG_LEVEL: 'warn',
-    BROWSER: 'false',
-    PUBLISH_BRIDGE_DEMO_SEED: 'false',
-    PUBLISH_BRIDGE_CONTENT_TYPES: 'site',
-    PUBLISH_BRIDGE_API_KEY: KEY,
-    // I's image host listens on loopback, which the download guard refuses unless allowed.
-    PUBLISH_BRIDGE_MEDIA_ALLOWED_HOSTS: '127.0.0.1',
-  };
+  const env = benchEnv(database.env, KEY);
   // Started and restarted by start() below; the cast keeps its type where closures assign it.
   let server = /** @type {import('./bench/server').Server | undefined} */ (undefined);
   /** The server started last: every scenario runs while it does. */
@@ -544,7 +360,7 @@ async function main() {
     const { apiToken, filled } = await setup(firstFill);
     let fill = filled;
     let baseUrl = await start();
-    const client = clients(apiToken);
+    const client = clients(apiToken, KEY);
     const { blocks, contentBytes } = await probe(baseUrl, client);
     progress(
       `both sides store the same ${contentBytes}-byte post; measuring at ${options.connections} connections`
@@ -556,14 +372,8 @@ async function main() {
     const next = () => (counter += 1);
     const pluginCreate = () => client.plugin('POST', '/posts', createBody(runTag, next()));
     const pluginFullCreate = () => client.plugin('POST', '/posts', fullCreateBody(runTag, next()));
-    const nativeCreate = () => {
-      const n = next();
-      return client.native('POST', '/api/articles', {
-        title: `Bench ${runTag} post ${n}`,
-        slug: `bench-${runTag}-native-${n}`,
-        content: blocks,
-      });
-    };
+    const nativeCreate = () =>
+      client.native('POST', '/api/articles', nativeCreateData(runTag, next(), blocks));
     /** @type {{ scenario: string; label: string; stats: Stats }[]} */
     const sides = [];
     /** @type {Ratios} */

@@ -50,22 +50,30 @@ function runNode(args, env) {
 
 /**
  * `strapi start` of the example in a child process, the way a site runs in production,
- * listening on a free loopback port. `cpuProfileDir` adds `--cpu-prof` (written when it stops).
+ * listening on a free loopback port. `cpuProfileDir` adds `--cpu-prof` (written when it stops);
+ * `statementsFile` has every SQL statement it runs written there (count-statements.js).
  * @param {NodeJS.ProcessEnv} env
- * @param {{ cpuProfileDir?: string }} [options]
+ * @param {{ cpuProfileDir?: string; statementsFile?: string }} [options]
  */
-async function startServer(env, { cpuProfileDir } = {}) {
+async function startServer(env, { cpuProfileDir, statementsFile } = {}) {
   const port = await freePort();
   const nodeArgs = [
     '--expose-gc',
     '--require',
     path.join(__dirname, 'collect-garbage.js'),
     ...(cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : []),
+    ...(statementsFile ? ['--require', path.join(__dirname, 'count-statements.js')] : []),
   ];
   const memoryFile = path.join(os.tmpdir(), `pb-bench-memory-${process.pid}-${port}.json`);
   const child = spawn(process.execPath, [...nodeArgs, STRAPI_CLI, 'start'], {
     cwd: EXAMPLE_DIR,
-    env: { ...env, HOST: '127.0.0.1', PORT: String(port), PB_BENCH_MEMORY_FILE: memoryFile },
+    env: {
+      ...env,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PB_BENCH_MEMORY_FILE: memoryFile,
+      ...(statementsFile ? { PB_BENCH_STATEMENTS_FILE: statementsFile } : {}),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';

@@ -76,6 +76,16 @@ function createBody(label, n) {
 }
 
 /**
+ * A's native side: the same post as createBody's, as Strapi REST data with the plugin's Blocks.
+ * @param {string} label
+ * @param {number} n
+ * @param {unknown[]} blocks
+ */
+function nativeCreateData(label, n, blocks) {
+  return { title: `Bench ${label} post ${n}`, slug: `bench-${label}-native-${n}`, content: blocks };
+}
+
+/**
  * A full publish, as the publisher sends it when every field is filled in.
  * @param {string} label
  * @param {number} n
@@ -131,6 +141,7 @@ module.exports = {
   CATEGORIES,
   AUTHORS,
   HTML,
+  nativeCreateData,
   nativeFullData,
   revisionHtml,
   revisionBlock,
