@@ -1,5 +1,6 @@
 import { UIDS } from '../../server/src/constants';
-import { documentsOf } from '../helpers/inspect';
+import { loginAs } from '../helpers/admin-client';
+import { documentsOf, listenToLog, queryOf } from '../helpers/inspect';
 import { TEST_KEY } from '../helpers/signing';
 import { useSite } from '../helpers/site';
 
@@ -107,6 +108,106 @@ describe('what each connection wrote is its own', () => {
     expect(await titleOf(body.id)).toBe('Evening');
     expect((await send('en', 'PUT', `/posts/${body.id}`, { title: 'Late evening' })).status).toBe(200);
     expect(await titleOf(body.id)).toBe('Late evening');
+  });
+});
+
+describe('one connection per language, in a type with i18n on', () => {
+  const JOURNAL = 'api::journal.journal';
+  const warnings: string[] = [];
+  const site = useSite(
+    {
+      PUBLISH_BRIDGE_CONTENT_TYPES: 'localized',
+      PUBLISH_BRIDGE_CONNECTIONS: JSON.stringify({ en: { locale: 'en' }, fr: { locale: 'fr' } }),
+      PUBLISH_BRIDGE_API_KEY_EN: KEYS.en,
+      PUBLISH_BRIDGE_API_KEY_FR: KEYS.fr,
+    },
+    { beforeLoad: (strapi) => listenToLog(strapi, 'warn', (message) => void warnings.push(message)) }
+  );
+  const send = (name: (typeof NAMES)[number], method: string, path: string, body?: object) =>
+    site.send(method, `/${name}${path}`, body, { key: KEYS[name] });
+  const localesOf = async (documentId: string) =>
+    (
+      (await queryOf(site.strapi, JOURNAL).findMany({ where: { documentId } })) as Array<{
+        locale: string;
+        publishedAt: unknown;
+        title: string;
+      }>
+    )
+      .map((row) => `${row.locale}:${row.publishedAt ? 'published' : 'draft'}:${row.title}`)
+      .sort();
+  const listedTitles = async (name: (typeof NAMES)[number]) =>
+    ((await send(name, 'GET', '/pages?per_page=100')).body as Array<{ type: string; title: string }>)
+      .filter((item) => item.type === 'post')
+      .map((item) => item.title)
+      .sort();
+
+  test('start-up names the connection whose locale the site lacks', () => {
+    expect(warnings).toEqual([
+      expect.stringMatching(/"fr" set as "connections\.fr\.locale" .* not one of this site's locales \(en\)/),
+    ]);
+  });
+
+  test('each connection writes, lists and deletes its own locale only', async () => {
+    await site.strapi.plugin('i18n').service('locales').create({ code: 'fr', name: 'French (fr)' });
+    const post = (title: string) => ({
+      title,
+      content: `<p>${title}.</p>`,
+      status: 'publish',
+      source_id: 'day-1',
+    });
+    const en = await send('en', 'POST', '/posts', post('Morning'));
+    const fr = await send('fr', 'POST', '/posts', post('Matin'));
+    expect([en.status, fr.status]).toEqual([200, 200]);
+    expect(await localesOf(en.body.id)).toEqual(['en:draft:Morning', 'en:published:Morning']);
+    expect(await localesOf(fr.body.id)).toEqual(['fr:draft:Matin', 'fr:published:Matin']);
+    expect(await listedTitles('en')).toEqual(['Morning']);
+    expect(await listedTitles('fr')).toEqual(['Matin']);
+
+    expect((await send('fr', 'PUT', `/posts/${fr.body.id}`, { title: 'Matin clair' })).status).toBe(200);
+    expect((await send('fr', 'DELETE', `/posts/${fr.body.id}`)).status).toBe(200);
+    expect(await localesOf(fr.body.id)).toEqual([]);
+    expect(await localesOf(en.body.id)).toEqual(['en:draft:Morning', 'en:published:Morning']);
+  });
+
+  test("the side panel names the connection an entry came from, and shows it in that connection's locale", async () => {
+    const { body } = await send('fr', 'POST', '/posts', {
+      title: 'Soir',
+      content: '<p>Soir.</p>',
+      status: 'publish',
+      source_id: 'evening-1',
+    });
+    const admin = await loginAs(site, 'strapi-super-admin');
+    const panel = await admin.request(
+      'GET',
+      `/publish-bridge/entries?uid=${encodeURIComponent(JOURNAL)}&documentId=${body.id}`
+    );
+    expect(panel.status).toBe(200);
+    expect(panel.body.data).toMatchObject({
+      managed: true,
+      connection: 'fr',
+      sourceId: 'evening-1',
+      lastDelivery: expect.objectContaining({ action: 'posts.create', entityId: body.id }),
+    });
+  });
+});
+
+describe('a locale where no type has i18n', () => {
+  const warnings: string[] = [];
+  const site = useSite(
+    {
+      PUBLISH_BRIDGE_CONNECTIONS: JSON.stringify({ fr: { locale: 'fr' } }),
+      PUBLISH_BRIDGE_API_KEY_FR: KEYS.fr,
+    },
+    { beforeLoad: (strapi) => listenToLog(strapi, 'warn', (message) => void warnings.push(message)) }
+  );
+
+  test('is a warning at start-up naming the connection, and the connection serves', async () => {
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /"connections\.fr\.locale" is "fr", but none of the types the plugin writes has Strapi's i18n on/
+      ),
+    ]);
+    expect((await site.send('POST', '/fr/handshake', {}, { key: KEYS.fr })).status).toBe(200);
   });
 });
 

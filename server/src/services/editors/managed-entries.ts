@@ -7,6 +7,7 @@ import type { Resource } from '../../resources';
 import type { ContentAccess } from './content-access';
 import type { LocaleScope } from '../site/locales';
 import { inConnection } from '../../utils/connection-scope';
+import type { Connection } from '../../config/connections';
 import { getService } from '../../plugin';
 import { SOURCE_KEY_PREFIX } from '../publishing/identities';
 import { attributesOfField } from './revisions';
@@ -34,11 +35,14 @@ function fieldsNamedIn(resource: Resource, text: string): string[] {
  */
 // Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  /** The resource stored in `uid` that created the document, if one did, through any of the site's connections. */
-  async function managingResource(uid: string, documentId: string): Promise<Resource | undefined> {
+  /**
+   * The resource stored in `uid` that created the document, if one did, and the connection it
+   * came through: the panel is read in that connection's scope (its locale, its registry).
+   */
+  async function managing(uid: string, documentId: string): Promise<Managing | undefined> {
     for (const connection of getService(strapi, 'connections').list()) {
       const resource = await inConnection(connection, () => managingResourceHere(uid, documentId));
-      if (resource) return resource;
+      if (resource) return { resource, connection };
     }
     return undefined;
   }
@@ -142,12 +146,46 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return { url: shown.url, urlKind: shown.url === publicUrl.url ? 'public' : 'preview' };
   }
 
+  /** The panel of an entry the plugin manages, read in the scope of the connection it came through. */
+  async function managedPanel(
+    uid: string,
+    resource: Resource,
+    documentId: string,
+    at: LocaleScope,
+    access: ContentAccess
+  ): Promise<Omit<ManagedPanel, 'connection'>> {
+    const { readable } = access;
+    // One read of the entry's managed-entry row: the waiting publish and the fingerprints.
+    const { scheduledAt, fingerprints } = await getService(strapi, 'fingerprints').entry(
+      null,
+      resource,
+      documentId,
+      at
+    );
+    return {
+      managed: true,
+      sourceId: await sourceIdOf(resource, documentId, at, readable),
+      ...(scheduledAt ? { scheduledAt: scheduledAt.toISOString() } : {}),
+      mayCancelSchedule: Boolean(scheduledAt) && access.mayPublish(),
+      lastDelivery: await lastDelivery(resource, documentId, at, access),
+      ...(await linkOf(resource, documentId, at, readable)),
+      changedByEditors: await readableFieldNames(
+        resource,
+        await getService(strapi, 'editor-changes').changedSince(resource, documentId, at, fingerprints),
+        readable
+      ),
+      revisions: await getService(strapi, 'revisions').list(uid, documentId, at.locale, readable),
+    };
+  }
+
   return {
     /** The locale the panel shows of the entry: the one asked for, else the one the plugin writes it in. */
     async localeOf(uid: string, documentId: string, locale?: string): Promise<string | undefined> {
       if (locale) return locale;
-      const resource = await managingResource(uid, documentId);
-      return resource ? (await getService(strapi, 'locales').scopeOf(resource)).locale : undefined;
+      const found = await managing(uid, documentId);
+      if (!found) return undefined;
+      const { resource, connection } = found;
+      return (await inConnection(connection, () => getService(strapi, 'locales').scopeOf(resource))).locale;
     },
 
     /**
@@ -161,31 +199,17 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       locale: string | undefined,
       access: ContentAccess
     ): Promise<ManagedEntryPanel> {
-      const { readable } = access;
-      const resource = await managingResource(uid, documentId);
-      if (!resource) return { managed: false };
+      const found = await managing(uid, documentId);
+      if (!found) return { managed: false };
+      const { resource, connection } = found;
       const at: LocaleScope = locale ? { locale } : {};
-      // One read of the entry's managed-entry row: the waiting publish and the fingerprints.
-      const { scheduledAt, fingerprints } = await getService(strapi, 'fingerprints').entry(
-        null,
-        resource,
-        documentId,
-        at
-      );
-      return {
-        managed: true,
-        sourceId: await sourceIdOf(resource, documentId, at, readable),
-        ...(scheduledAt ? { scheduledAt: scheduledAt.toISOString() } : {}),
-        mayCancelSchedule: Boolean(scheduledAt) && access.mayPublish(),
-        lastDelivery: await lastDelivery(resource, documentId, at, access),
-        ...(await linkOf(resource, documentId, at, readable)),
-        changedByEditors: await readableFieldNames(
-          resource,
-          await getService(strapi, 'editor-changes').changedSince(resource, documentId, at, fingerprints),
-          readable
-        ),
-        revisions: await getService(strapi, 'revisions').list(uid, documentId, at.locale, readable),
-      };
+      return inConnection(connection, async () => ({
+        ...(await managedPanel(uid, resource, documentId, at, access)),
+        connection: connection.name,
+      }));
     },
   };
 };
+
+type Managing = { resource: Resource; connection: Connection };
+type ManagedPanel = Extract<ManagedEntryPanel, { managed: true }>;
