@@ -409,6 +409,7 @@ describe('activity log', () => {
     // Recorded as the gate records it: notes come from the write services (mapping, media).
     serviceOf(site, 'activity-writer').record({
       requestId: 'notes-1',
+      connection: 'default',
       receivedAt: new Date(),
       method: 'POST',
       path: `${PREFIX}/posts`,
@@ -530,6 +531,7 @@ describe('activity log', () => {
   test('an entry the database refuses is dropped, and never holds back the entries after it', async () => {
     const exchange = (requestId: string, status: number) => ({
       requestId,
+      connection: 'default',
       receivedAt: new Date(),
       method: 'POST',
       path: `${PREFIX}/handshake`,

@@ -1,8 +1,8 @@
 import { UIDS } from '../../server/src/constants';
-import { loginAs } from '../helpers/admin-client';
+import { loginAs, type AdminClient } from '../helpers/admin-client';
 import { documentsOf, listenToLog, queryOf } from '../helpers/inspect';
 import { TEST_KEY } from '../helpers/signing';
-import { useSite } from '../helpers/site';
+import { PREFIX, serviceOf, useSite } from '../helpers/site';
 
 /**
  * One site, several connections (config `connections`): each has its base URL at
@@ -64,6 +64,50 @@ describe('two connections on one site', () => {
     expect(fr).toEqual(en.filter((capability) => capability !== 'pages.list'));
     expect((await site.send('GET', '/fr/pages', undefined, { key: KEYS.fr })).status).toBe(403);
     expect((await site.send('GET', '/en/pages', undefined, { key: KEYS.en })).status).toBe(200);
+  });
+});
+
+describe("each connection's activity log", () => {
+  const site = useSite({
+    PUBLISH_BRIDGE_CONNECTIONS: JSON.stringify({ en: {}, fr: {} }),
+    PUBLISH_BRIDGE_API_KEY_EN: KEYS.en,
+    PUBLISH_BRIDGE_API_KEY_FR: KEYS.fr,
+  });
+  const activity = async (admin: AdminClient, connection: string) => {
+    const reply = await admin.request(
+      'GET',
+      `/publish-bridge/activity?pageSize=100&filters[$and][0][connection][$eq]=${connection}`
+    );
+    expect(reply.status).toBe(200);
+    return reply.body as {
+      results: Array<{ connection: string; path: string; action: string; refusal?: string; count: number }>;
+      filterOptions: { connection: string[] };
+    };
+  };
+
+  test('names the connection of each request and of each count of refusals, and filters by it', async () => {
+    await site.send('POST', '/en/handshake', {}, { key: KEYS.en });
+    await site.send('POST', '/fr/handshake', {}, { key: KEYS.fr });
+    await site.send('POST', '/fr/handshake', {}, { key: KEYS.fr });
+    for (let i = 0; i < 3; i++) await site.send('POST', '/fr/handshake', {}, { key: KEYS.en });
+    await site.send('POST', '/en/handshake', {}, { key: KEYS.fr });
+    await serviceOf(site, 'activity-writer').flush();
+
+    const admin = await loginAs(site, 'strapi-super-admin');
+    const fr = await activity(admin, 'fr');
+    const en = await activity(admin, 'en');
+    expect(fr.filterOptions.connection).toEqual(['en', 'fr']);
+    const summary = ({ results }: typeof fr) =>
+      results.map((row) => [row.connection, row.path, row.refusal ?? row.action, row.count]).sort();
+    expect(summary(fr)).toEqual([
+      ['fr', `${PREFIX}/fr/handshake`, 'handshake', 1],
+      ['fr', `${PREFIX}/fr/handshake`, 'handshake', 1],
+      ['fr', `${PREFIX}/fr/handshake`, 'wrong_key', 3],
+    ]);
+    expect(summary(en)).toEqual([
+      ['en', `${PREFIX}/en/handshake`, 'handshake', 1],
+      ['en', `${PREFIX}/en/handshake`, 'wrong_key', 1],
+    ]);
   });
 });
 
@@ -215,6 +259,35 @@ describe('a connection named "default" keeps the base URL and key the site had',
   const site = useSite({
     PUBLISH_BRIDGE_CONNECTIONS: JSON.stringify({ default: {}, fr: {} }),
     PUBLISH_BRIDGE_API_KEY_FR: KEYS.fr,
+  });
+
+  test('its activity log holds the rows written before the site had connections', async () => {
+    await queryOf(site.strapi, UIDS.activityEntry).create({
+      data: {
+        receivedAt: new Date(),
+        method: 'POST',
+        path: `${PREFIX}/posts`,
+        action: 'posts.create',
+        httpStatus: 200,
+        outcome: 'success',
+        count: 1,
+      },
+    });
+    await site.send('POST', '/fr/handshake', {}, { key: KEYS.fr });
+    await serviceOf(site, 'activity-writer').flush();
+    const admin = await loginAs(site, 'strapi-super-admin');
+    const actionsOf = async (connection: string) =>
+      (
+        await admin.request(
+          'GET',
+          `/publish-bridge/activity?pageSize=100&filters[$and][0][connection][$eq]=${connection}`
+        )
+      ).body.results.map((row: { action: string; connection?: string }) => [
+        row.connection ?? null,
+        row.action,
+      ]);
+    expect(await actionsOf('default')).toEqual([[null, 'posts.create']]);
+    expect(await actionsOf('fr')).toEqual([['fr', 'handshake']]);
   });
 
   test('the prefix answers to PUBLISH_BRIDGE_API_KEY, {prefix}/fr to PUBLISH_BRIDGE_API_KEY_FR, and neither to the other', async () => {

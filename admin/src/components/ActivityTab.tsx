@@ -66,6 +66,18 @@ export const ActivityTab = ({ prefix }: { prefix: string }) => {
       operators,
       options: (data?.filterOptions.action ?? []).map((action) => ({ label: action, value: action })),
     },
+    // Only a site with several connections (config `connections`) has a choice to make.
+    ...((data?.filterOptions.connection.length ?? 0) > 1
+      ? [
+          {
+            name: 'connection',
+            label: t('activity.column.connection', 'Connection'),
+            type: 'enumeration' as const,
+            operators,
+            options: data!.filterOptions.connection.map((name) => ({ label: name, value: name })),
+          },
+        ]
+      : []),
   ];
   const shortPath = (path: string) => (path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : path);
   const requestText = (item: ActivityItem) =>
@@ -89,6 +101,7 @@ export const ActivityTab = ({ prefix }: { prefix: string }) => {
           facts: [
             { label: t('activity.column.time', 'Time'), value: formatDateTime(item.receivedAt) },
             { label: t('activity.column.action', 'Action'), value: item.action },
+            { label: t('activity.column.connection', 'Connection'), value: item.connection ?? '-' },
             {
               label: t('activity.column.status', 'Status'),
               value: `${item.httpStatus} (${outcomeLabel(item.outcome)})`,

@@ -20,7 +20,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
     ctx.body = {
       results,
       pagination,
-      filterOptions: { outcome: OUTCOMES, action: FILTERABLE_ACTIONS },
+      filterOptions: {
+        outcome: OUTCOMES,
+        action: FILTERABLE_ACTIONS,
+        connection: getService(strapi, 'connections')
+          .list()
+          .map(({ name }) => name),
+      },
     };
   },
 });

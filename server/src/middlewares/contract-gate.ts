@@ -22,7 +22,7 @@ import { readRawBody } from '../utils/raw-body';
 import { answerError } from '../utils/error-answer';
 import { markVerified, verifiedRequestOf } from '../utils/verified-requests';
 import { getService, pluginConfig } from '../plugin';
-import { inConnection } from '../utils/connection-scope';
+import { connectionInScope, inConnection } from '../utils/connection-scope';
 import { DEFAULT_CONNECTION, type Connection } from '../config/connections';
 
 /** Methods that change nothing: a replay of one is harmless, so reads are served without a receipt. */
@@ -210,6 +210,7 @@ export function createContractGate(strapi: Core.Strapi) {
     try {
       getService(strapi, 'activity-writer').record({
         requestId,
+        connection: getService(strapi, 'connections').current().name,
         receivedAt: new Date(startedAt),
         method: ctx.method,
         path: ctx.path,
@@ -264,6 +265,7 @@ function readablePath(ctx: Context): string | undefined {
 /** A refused request as the activity log counts it, once its `{ error }` answer is set. */
 export const refusalOf = (ctx: Context, reason: string, at = new Date()): Refusal => ({
   at,
+  connection: connectionInScope()?.name,
   reason,
   sourceAddress: ctx.ip,
   method: ctx.method,

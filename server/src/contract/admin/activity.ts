@@ -13,7 +13,11 @@ const condition = z
   .partial()
   .strict();
 
-const filter = z.union([z.object({ outcome: condition }).strict(), z.object({ action: condition }).strict()]);
+const filter = z.union([
+  z.object({ outcome: condition }).strict(),
+  z.object({ action: condition }).strict(),
+  z.object({ connection: condition }).strict(),
+]);
 
 export const activityQuerySchema = z.object({
   page: z.coerce.number().int().min(1).default(1),
@@ -29,7 +33,8 @@ export type ActivityQuery = z.input<typeof activityQuerySchema>;
 export type ActivityPage = {
   results: ActivityItem[];
   pagination: Pagination;
-  filterOptions: { outcome: readonly Outcome[]; action: readonly string[] };
+  /** `connection`: the site's connections, by name (one, `default`, unless config lists several). */
+  filterOptions: { outcome: readonly Outcome[]; action: readonly string[]; connection: readonly string[] };
 };
 
 /** GET /activity: answered as Strapi's lists are, not wrapped in `data`. */

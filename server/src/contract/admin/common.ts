@@ -35,6 +35,8 @@ export type ActivityItem = {
   refusal?: string;
   sourceAddress?: string;
   lastSeenAt?: string;
+  /** The connection (config `connections`) the request came to; none on rows written before connections, and on the scheduler's. */
+  connection?: string;
 };
 
 export type Pagination = { page: number; pageSize: number; pageCount: number; total: number };

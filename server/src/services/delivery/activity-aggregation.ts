@@ -13,6 +13,8 @@ export const DEFAULT_MAX_ADDRESSES_PER_MINUTE = 100;
 /** One refusal of a request that was not authenticated, as the contract gate answered it. */
 export type Refusal = {
   at: Date;
+  /** The connection whose base URL the request was sent to, when one is known: each counts its own. */
+  connection?: string;
   /** Why, as a code: an `AuthFailureReason` of contract/signature.ts, or what else the gate passes. */
   reason: string;
   sourceAddress: string;
@@ -26,6 +28,7 @@ export type Refusal = {
 /** The refusals of one minute, reason and address; `sourceAddress` null stands for the folded "other addresses". */
 export type RefusalAggregate = {
   minute: number;
+  connection?: string;
   reason: string;
   sourceAddress: string | null;
   count: number;
@@ -40,8 +43,12 @@ export type RefusalAggregate = {
 
 export const minuteOf = (at: Date) => Math.floor(at.getTime() / MINUTE_MS);
 
-const keyOf = (minute: number, reason: string, sourceAddress: string | null) =>
-  JSON.stringify([minute, reason, sourceAddress]);
+const keyOf = (
+  minute: number,
+  connection: string | undefined,
+  reason: string,
+  sourceAddress: string | null
+) => JSON.stringify([minute, connection ?? null, reason, sourceAddress]);
 
 /**
  * Aggregates refusals in memory until they are taken for writing. Rows per minute stay under
@@ -54,31 +61,33 @@ export function createRefusalTally({ maxAddressesPerMinute = DEFAULT_MAX_ADDRESS
   /** Aggregates of a known address opened in each minute, to know when to fold. */
   const addressesPerMinute = new Map<number, number>();
 
-  function aggregateFor(minute: number, reason: string, sourceAddress: string) {
-    const own = aggregates.get(keyOf(minute, reason, sourceAddress));
-    if (own) return { key: keyOf(minute, reason, sourceAddress), existing: own, sourceAddress };
+  function aggregateFor(minute: number, { connection, reason, sourceAddress }: Refusal) {
+    const ownKey = keyOf(minute, connection, reason, sourceAddress);
+    const own = aggregates.get(ownKey);
+    if (own) return { key: ownKey, existing: own, sourceAddress };
     const opened = addressesPerMinute.get(minute) ?? 0;
     if (opened < maxAddressesPerMinute) {
       addressesPerMinute.set(minute, opened + 1);
-      return { key: keyOf(minute, reason, sourceAddress), existing: undefined, sourceAddress };
+      return { key: ownKey, existing: undefined, sourceAddress };
     }
-    const key = keyOf(minute, reason, null);
+    const key = keyOf(minute, connection, reason, null);
     return { key, existing: aggregates.get(key), sourceAddress: null };
   }
 
   return {
     add(refusal: Refusal) {
       const minute = minuteOf(refusal.at);
-      const { key, existing, sourceAddress } = aggregateFor(minute, refusal.reason, refusal.sourceAddress);
+      const { key, existing, sourceAddress } = aggregateFor(minute, refusal);
       if (existing) {
         existing.count += 1;
         if (refusal.at > existing.lastAt) existing.lastAt = refusal.at;
         if (refusal.at < existing.firstAt) existing.firstAt = refusal.at;
         return;
       }
-      const { at, reason, method, path, status, message } = refusal;
+      const { at, connection, reason, method, path, status, message } = refusal;
       aggregates.set(key, {
         minute,
+        connection,
         reason,
         sourceAddress,
         count: 1,

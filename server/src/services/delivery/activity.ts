@@ -7,6 +7,7 @@ import { contentTypeOf, rowsOf } from '../../database/schemas';
 import { documentsOf } from '../../database/documents';
 import { RESOURCE_KINDS } from '../../mapping/catalogue';
 import { UIDS } from '../../constants';
+import { DEFAULT_CONNECTION } from '../../config/connections';
 
 export const ACTIVITY_UID = UIDS.activityEntry;
 
@@ -42,6 +43,8 @@ export const FILTERABLE_ACTIONS = [
 /** One answered request as the contract gate sees it; the body is read here, never stored. */
 export type Exchange = {
   requestId: string;
+  /** The connection the request came to. */
+  connection: string;
   receivedAt: Date;
   method: string;
   path: string;
@@ -63,7 +66,9 @@ export type ActivityEntry = Omit<ActivityItem, 'id' | 'entry' | 'receivedAt' | '
 
 type ActivityRow = Omit<ActivityEntry, 'count'> & { id: number; count: number | null };
 
-export type ActivityFilter = Partial<Record<'outcome' | 'action', Record<string, string | boolean>>>;
+export type ActivityFilter = Partial<
+  Record<'outcome' | 'action' | 'connection', Record<string, string | boolean>>
+>;
 
 /** Column widths: what a log row keeps of each value. */
 export const ENTRY_LIMITS = {
@@ -77,6 +82,16 @@ export const ENTRY_LIMITS = {
   refusal: 64,
   sourceAddress: 64,
 };
+
+/**
+ * Rows written before the site had connections name none: they are `default`'s, the connection
+ * that keeps what the site had, so asking for `default` finds them too.
+ */
+function withRowsBeforeConnections(filter: ActivityFilter) {
+  const condition = filter.connection;
+  if (condition?.$eq !== DEFAULT_CONNECTION) return filter;
+  return { $or: [filter, { connection: { $null: true } }] };
+}
 
 /** Aggregates are written after their minute, so a row's id is not its place in time. */
 const NEWEST_FIRST = [{ receivedAt: 'desc' }, { id: 'desc' }];
@@ -112,6 +127,7 @@ export function entryOf(exchange: Exchange): ActivityEntry {
   return {
     receivedAt: exchange.receivedAt,
     requestId: exchange.requestId,
+    connection: exchange.connection,
     method: fitColumn(exchange.method, ENTRY_LIMITS.method),
     path: fitColumn(exchange.path, ENTRY_LIMITS.path),
     action: actionOf(exchange.method, exchange.pathUnderPrefix),
@@ -165,6 +181,7 @@ export function entryOfAggregate(aggregate: RefusalAggregate): ActivityEntry {
     count: aggregate.count,
     refusal: aggregate.reason,
     sourceAddress: aggregate.sourceAddress ?? undefined,
+    connection: aggregate.connection,
   };
 }
 
@@ -271,6 +288,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     refusal: row.refusal ?? undefined,
     sourceAddress: row.sourceAddress ?? undefined,
     lastSeenAt: row.lastSeenAt ? new Date(row.lastSeenAt).toISOString() : undefined,
+    connection: row.connection ?? undefined,
     ...(entry ? { entry } : {}),
   });
 
@@ -293,7 +311,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const { results, pagination } = await query().findPage({
         page,
         pageSize,
-        where: filters.length > 0 ? { $and: filters } : {},
+        where: filters.length > 0 ? { $and: filters.map(withRowsBeforeConnections) } : {},
         orderBy: NEWEST_FIRST,
       });
       const entries = await locate(
