@@ -111,6 +111,69 @@ describe("each connection's activity log", () => {
   });
 });
 
+describe('the settings API, one connection at a time', () => {
+  const site = useSite({
+    PUBLISH_BRIDGE_CONNECTIONS: JSON.stringify({ en: { locale: 'en' }, fr: {} }),
+    PUBLISH_BRIDGE_API_KEY_EN: KEYS.en,
+    PUBLISH_BRIDGE_API_KEY_FR: KEYS.fr,
+  });
+  let admin: AdminClient;
+  beforeAll(async () => {
+    admin = await loginAs(site, 'strapi-super-admin');
+  });
+
+  test('GET /settings?connection= describes that connection and lists them all; without it, the first', async () => {
+    await site.send('POST', '/fr/handshake', {}, { key: KEYS.fr });
+    const fr = await admin.request('GET', '/publish-bridge/settings?connection=fr');
+    expect(fr.status).toBe(200);
+    expect(fr.body.data).toMatchObject({
+      connection: 'fr',
+      baseUrl: expect.stringMatching(/\/api\/publish-bridge\/fr$/),
+      connectionKey: { configured: true, managedByEnvironment: true, last4: KEYS.fr.slice(-4) },
+      status: {
+        lastHandshakeAt: expect.any(String),
+        lastRequest: expect.objectContaining({ connection: 'fr' }),
+      },
+    });
+    expect(fr.body.data.connections).toEqual([
+      {
+        name: 'en',
+        baseUrl: expect.stringMatching(/\/api\/publish-bridge\/en$/),
+        keyConfigured: true,
+        locale: 'en',
+      },
+      {
+        name: 'fr',
+        baseUrl: expect.stringMatching(/\/api\/publish-bridge\/fr$/),
+        keyConfigured: true,
+        lastHandshakeAt: expect.any(String),
+      },
+    ]);
+    const first = await admin.request('GET', '/publish-bridge/settings');
+    expect(first.body.data).toMatchObject({ connection: 'en', connectionKey: { last4: KEYS.en.slice(-4) } });
+    expect(first.body.data.status.lastHandshakeAt).toBeUndefined();
+  });
+
+  test('PUT /settings?connection= changes that connection only', async () => {
+    const saved = await admin.request('PUT', '/publish-bridge/settings?connection=fr', {
+      capabilities: { 'pages.list': false },
+    });
+    expect(saved.status).toBe(200);
+    const capabilitiesOf = async (name: (typeof NAMES)[number]) =>
+      (await site.send('POST', `/${name}/handshake`, {}, { key: KEYS[name] })).body.capabilities as string[];
+    expect(await capabilitiesOf('fr')).not.toContain('pages.list');
+    expect(await capabilitiesOf('en')).toContain('pages.list');
+  });
+
+  test('a connection the site does not have is a 400 naming those it has', async () => {
+    const reply = await admin.request('GET', '/publish-bridge/settings?connection=de');
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.message).toBe(
+      'This site has no connection named "de"; its connections: "en", "fr".'
+    );
+  });
+});
+
 describe('what each connection wrote is its own', () => {
   const site = useSite({
     PUBLISH_BRIDGE_CONNECTIONS: JSON.stringify({ en: {}, fr: {} }),

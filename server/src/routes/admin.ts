@@ -6,15 +6,26 @@ const guardedBy = (action: 'settings.read' | 'settings.update' | 'logs.read') =>
   ],
 });
 
+/** A route about one connection: `?connection=name` chooses which (middlewares/admin-connection). */
+const forOneConnection = (action: 'settings.read' | 'settings.update' | 'logs.read') => ({
+  ...guardedBy(action),
+  middlewares: ['plugin::publish-bridge.admin-connection'],
+});
+
 export default {
   type: 'admin',
   routes: [
-    { method: 'GET', path: '/settings', handler: 'admin-settings.find', config: guardedBy('settings.read') },
+    {
+      method: 'GET',
+      path: '/settings',
+      handler: 'admin-settings.find',
+      config: forOneConnection('settings.read'),
+    },
     {
       method: 'PUT',
       path: '/settings',
       handler: 'admin-settings.update',
-      config: guardedBy('settings.update'),
+      config: forOneConnection('settings.update'),
     },
     /*
      * settings.read is enough: the test sends the connection key only to the base URL that
@@ -27,7 +38,7 @@ export default {
       method: 'POST',
       path: '/connection-test',
       handler: 'admin-connection-test.run',
-      config: guardedBy('settings.read'),
+      config: forOneConnection('settings.read'),
     },
     { method: 'GET', path: '/activity', handler: 'admin-activity.find', config: guardedBy('logs.read') },
     /* Guarded like the logs here; the controller also asks the Content Manager's permission on the revision's type. */
@@ -53,7 +64,7 @@ export default {
       method: 'GET',
       path: '/platform-logs',
       handler: 'admin-platform-logs.find',
-      config: guardedBy('logs.read'),
+      config: forOneConnection('logs.read'),
     },
   ],
 };

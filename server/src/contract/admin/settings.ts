@@ -52,7 +52,23 @@ export type ResourceStorage = {
 };
 
 /** What both routes answer; `status.lastRequest` comes only to admins who may read the logs. */
+/** One of the site's connections (config `connections`), as the settings page lists them all. */
+export type ConnectionSummary = {
+  name: string;
+  baseUrl: string;
+  keyConfigured: boolean;
+  /** Its own `locale`, else the top-level one; none: the site's default locale. */
+  locale?: string;
+  lastHandshakeAt?: string;
+};
+
+/**
+ * GET /settings describes one connection, `connection` (the one `?connection=` names, else the
+ * first), and lists them all.
+ */
 export type SettingsOverview = SettingsDescription & {
+  connection: string;
+  connections: ConnectionSummary[];
   baseUrl: string;
   baseUrlSource: BaseUrlSource;
   capabilities: CapabilityState[];

@@ -1,7 +1,8 @@
 import type { Core } from '@strapi/strapi';
 import { CAPABILITIES } from '../../contract/capabilities';
-import type { BaseUrlSource, SettingsOverview } from '#contract/admin/settings';
-import { getService } from '../../plugin';
+import type { BaseUrlSource, ConnectionSummary, SettingsOverview } from '#contract/admin/settings';
+import { getService, pluginConfig } from '../../plugin';
+import { inConnection } from '../../utils/connection-scope';
 import { joinPrefix } from './settings';
 
 /** What the settings page may include beyond the settings themselves. */
@@ -34,6 +35,30 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return getService(strapi, 'activity').latest();
   }
 
+  /** Every connection in a line: its base URL, whether it has a key, its locale and last handshake. */
+  function connectionSummaries(requestOrigin: string): Promise<ConnectionSummary[]> {
+    return Promise.all(
+      getService(strapi, 'connections')
+        .list()
+        .map((connection) =>
+          inConnection(connection, async () => {
+            const [description, status, baseUrl] = await Promise.all([
+              settings().describe(),
+              settings().status(),
+              displayedBaseUrl(requestOrigin),
+            ]);
+            return {
+              name: connection.name,
+              baseUrl: baseUrl.url,
+              keyConfigured: description.connectionKey.configured,
+              locale: pluginConfig(strapi).locale,
+              lastHandshakeAt: status.lastHandshakeAt,
+            };
+          })
+        )
+    );
+  }
+
   return {
     /**
      * Masked keys, the base URL, capabilities, and the last exchanges. The
@@ -51,6 +76,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const support = getService(strapi, 'mapping').capabilitySupport();
       return {
         ...description,
+        connection: getService(strapi, 'connections').current().name,
+        connections: await connectionSummaries(requestOrigin),
         baseUrl: baseUrl.url,
         baseUrlSource: baseUrl.source,
         capabilities: CAPABILITIES.map((name) => ({

@@ -333,10 +333,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       return row ? toItem(row) : undefined;
     },
 
-    /** The newest request the site answered; the scheduler's rows answer none. */
+    /** The newest request the site answered on the connection in scope; the scheduler's rows answer none. */
     async latest(): Promise<ActivityItem | undefined> {
+      const connection = { connection: { $eq: getService(strapi, 'connections').current().name } };
       const row = (await query().findOne({
-        where: { action: { $ne: SCHEDULED_PUBLISH_ACTION } },
+        where: {
+          $and: [{ action: { $ne: SCHEDULED_PUBLISH_ACTION } }, withRowsBeforeConnections(connection)],
+        },
         orderBy: NEWEST_FIRST,
       })) as ActivityRow | null;
       return row ? toItem(row) : undefined;
