@@ -5,6 +5,7 @@ import { useIntl } from 'react-intl';
 import { useApiErrorText } from '../hooks/useApiErrorText';
 import { useFormatDateTime } from '../hooks/useFormatDateTime';
 import { useGetPublishBridgePlatformLogsQuery } from '../services/api';
+import { useSelectedConnection } from '../hooks/useSelectedConnection';
 import type { DeliveryLogEntry } from '../types';
 import { getTranslation } from '../utils/getTranslation';
 import { EntryLink } from './EntryLink';
@@ -35,10 +36,14 @@ export const DeliveryLogTab = ({ configured, onConfigure }: Props) => {
   const apiErrorText = useApiErrorText();
   const formatDateTime = useFormatDateTime();
   const [{ query }] = useQueryParams<{ page?: string; pageSize?: string }>();
-  const { data, error, isLoading, isFetching, refetch } = useGetPublishBridgePlatformLogsQuery(undefined, {
-    skip: !configured,
-    refetchOnMountOrArgChange: true,
-  });
+  const connection = useSelectedConnection();
+  const { data, error, isLoading, isFetching, refetch } = useGetPublishBridgePlatformLogsQuery(
+    { connection },
+    {
+      skip: !configured,
+      refetchOnMountOrArgChange: true,
+    }
+  );
   const t = (id: string, defaultMessage: string) => formatMessage({ id: getTranslation(id), defaultMessage });
 
   if (!configured) {

@@ -3,6 +3,7 @@ import { Play } from '@strapi/icons';
 import { useNotification } from '@strapi/strapi/admin';
 import { useIntl } from 'react-intl';
 import { useApiErrorText } from '../hooks/useApiErrorText';
+import { useSelectedConnection } from '../hooks/useSelectedConnection';
 import { useTestPublishBridgeConnectionMutation } from '../services/api';
 import type { ConnectionTestResult } from '../types';
 import { getTranslation } from '../utils/getTranslation';
@@ -16,12 +17,13 @@ export const TestConnectionButton = ({ disabled }: { disabled?: boolean }) => {
   const { formatMessage } = useIntl();
   const { toggleNotification } = useNotification();
   const apiErrorText = useApiErrorText();
+  const connection = useSelectedConnection();
   const [testConnection, { isLoading }] = useTestPublishBridgeConnectionMutation({
     fixedCacheKey: 'publish-bridge-test',
   });
 
   const run = async () => {
-    const result = await testConnection();
+    const result = await testConnection({ connection });
     if ('error' in result && result.error) {
       toggleNotification({ type: 'danger', message: apiErrorText(result.error) });
     }

@@ -13,7 +13,9 @@ import { StorageCard } from '../components/StorageCard';
 import { StatusCard } from '../components/StatusCard';
 import { PERMISSIONS } from '../constants';
 import { useApiErrorText } from '../hooks/useApiErrorText';
+import { useSelectedConnection } from '../hooks/useSelectedConnection';
 import { useSettingsForm } from '../hooks/useSettingsForm';
+import { ConnectionPicker } from '../components/ConnectionPicker';
 import { useGetPublishBridgeSettingsQuery, useUpdatePublishBridgeSettingsMutation } from '../services/api';
 import type { Settings } from '../types';
 import { getTranslation } from '../utils/getTranslation';
@@ -25,14 +27,18 @@ type Tab = (typeof TABS)[number];
 
 const SettingsPage = () => {
   const { formatMessage } = useIntl();
+  const connection = useSelectedConnection();
   // Polled so the status (last handshake, last request) follows the publisher while the page is open.
   const {
     data: settings,
     isLoading,
     isError,
-  } = useGetPublishBridgeSettingsQuery(undefined, {
-    pollingInterval: STATUS_REFRESH_MS,
-  });
+  } = useGetPublishBridgeSettingsQuery(
+    { connection },
+    {
+      pollingInterval: STATUS_REFRESH_MS,
+    }
+  );
   const { allowedActions: updatePermissions, isLoading: isLoadingUpdate } = useRBAC(PERMISSIONS.update);
   const { allowedActions: logsPermissions, isLoading: isLoadingLogs } = useRBAC(PERMISSIONS.logs);
 
@@ -47,7 +53,9 @@ const SettingsPage = () => {
           { name: formatMessage({ id: getTranslation('plugin.name'), defaultMessage: 'Publish Bridge' }) }
         )}
       </Page.Title>
+      {/* A form per connection: another connection's settings start from a clean form. */}
       <SettingsForm
+        key={settings.connection}
         settings={settings}
         canUpdate={Boolean(updatePermissions.canUpdate)}
         canReadLogs={Boolean(logsPermissions.canRead)}
@@ -63,20 +71,21 @@ const SettingsForm = ({ settings, canUpdate, canReadLogs }: FormProps) => {
   const { formatMessage } = useIntl();
   const { toggleNotification } = useNotification();
   const apiErrorText = useApiErrorText();
-  const [{ query }, setQuery] = useQueryParams<{ tab?: string }>();
+  const [{ query }, setQuery] = useQueryParams<{ tab?: string; connection?: string }>();
   const [updateSettings, { isLoading: isSaving }] = useUpdatePublishBridgeSettingsMutation();
   const form = useSettingsForm(settings);
 
   const requested = TABS.find((tab) => tab === query.tab) ?? 'connection';
   const tab: Tab = canReadLogs ? requested : 'connection';
-  // Each tab pages and filters its own table: switching starts from a clean query.
-  const openTab = (next: string) => setQuery({ tab: next }, 'push', true);
+  // Each tab pages and filters its own table: switching starts from a clean query, in the same connection.
+  const openTab = (next: string) => setQuery({ tab: next, connection: query.connection }, 'push', true);
+  const openConnection = (connection: string) => setQuery({ tab, connection }, 'push', true);
   const hasErrors = Object.keys(form.errors).length > 0;
 
   const save = async (event: React.FormEvent) => {
     event.preventDefault();
     if (!form.changes || hasErrors) return;
-    const result = await updateSettings(form.changes);
+    const result = await updateSettings({ connection: settings.connection, changes: form.changes });
     if ('error' in result && result.error) {
       toggleNotification({ type: 'danger', message: apiErrorText(result.error) });
       return;
@@ -112,6 +121,9 @@ const SettingsForm = ({ settings, canUpdate, canReadLogs }: FormProps) => {
         }
       />
       <Layouts.Content>
+        {settings.connections.length > 1 ? (
+          <ConnectionPicker settings={settings} onChange={openConnection} />
+        ) : null}
         <Tabs.Root value={tab} onValueChange={openTab} variant="simple">
           <Tabs.List
             aria-label={formatMessage({

@@ -7,6 +7,10 @@ import type { GetSettings, UpdateSettings } from '#contract/admin/settings';
 
 const unwrap = <R extends { data: unknown }>(response: R): R['data'] => response.data;
 
+/** The connection a request is about (`?connection=`); none: the site's first. */
+type ForConnection = { connection?: string };
+const connectionParams = ({ connection }: ForConnection) => (connection ? { connection } : {});
+
 /**
  * The plugin's admin API through Strapi's own RTK Query client (admin JWT, token refresh, error
  * shapes). Endpoint names share one namespace with every plugin's (i18n has a `getSettings`).
@@ -19,21 +23,30 @@ const publishBridgeApi = adminApi
   .injectEndpoints({
     // Over 50 lines: the list of endpoints, one short entry per route of the admin API.
     endpoints: (builder) => ({
-      getPublishBridgeSettings: builder.query<GetSettings.Response['data'], void>({
-        query: () => '/publish-bridge/settings',
+      getPublishBridgeSettings: builder.query<GetSettings.Response['data'], ForConnection>({
+        query: (about) => ({ url: '/publish-bridge/settings', config: { params: connectionParams(about) } }),
         transformResponse: unwrap<GetSettings.Response>,
         providesTags: ['PublishBridgeSettings'],
       }),
       updatePublishBridgeSettings: builder.mutation<
         UpdateSettings.Response['data'],
-        UpdateSettings.Request['body']
+        ForConnection & { changes: UpdateSettings.Request['body'] }
       >({
-        query: (data) => ({ url: '/publish-bridge/settings', method: 'PUT', data }),
+        query: ({ changes, ...about }) => ({
+          url: '/publish-bridge/settings',
+          method: 'PUT',
+          data: changes,
+          config: { params: connectionParams(about) },
+        }),
         transformResponse: unwrap<UpdateSettings.Response>,
         invalidatesTags: ['PublishBridgeSettings'],
       }),
-      testPublishBridgeConnection: builder.mutation<TestConnection.Response['data'], void>({
-        query: () => ({ url: '/publish-bridge/connection-test', method: 'POST' }),
+      testPublishBridgeConnection: builder.mutation<TestConnection.Response['data'], ForConnection>({
+        query: (about) => ({
+          url: '/publish-bridge/connection-test',
+          method: 'POST',
+          config: { params: connectionParams(about) },
+        }),
         transformResponse: unwrap<TestConnection.Response>,
         invalidatesTags: ['PublishBridgeSettings', 'PublishBridgeActivity'],
       }),
@@ -41,8 +54,11 @@ const publishBridgeApi = adminApi
         query: (params) => ({ url: '/publish-bridge/activity', config: { params } }),
         providesTags: ['PublishBridgeActivity'],
       }),
-      getPublishBridgePlatformLogs: builder.query<GetPlatformLogs.Response['data'], void>({
-        query: () => '/publish-bridge/platform-logs',
+      getPublishBridgePlatformLogs: builder.query<GetPlatformLogs.Response['data'], ForConnection>({
+        query: (about) => ({
+          url: '/publish-bridge/platform-logs',
+          config: { params: connectionParams(about) },
+        }),
         transformResponse: unwrap<GetPlatformLogs.Response>,
       }),
       getPublishBridgeEntry: builder.query<GetEntry.Response['data'], GetEntry.Request['query']>({
