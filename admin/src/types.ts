@@ -9,6 +9,6 @@ export type { ActivityItem, EntryLocation, Outcome } from '#contract/admin/commo
 export type { ActivityQuery } from '#contract/admin/activity';
 export type { ConnectionTestResult } from '#contract/admin/connection-test';
 export type { DeliveryLogEntry } from '#contract/admin/platform-logs';
-export type { RevisionItem, RevisionsQuery } from '#contract/admin/revisions';
+export type { ManagedEntryPanel, RevisionItem, RevisionsQuery } from '#contract/admin/revisions';
 export type { SettingsOverview as Settings, SettingsUpdate } from '#contract/admin/settings';
 export type { EditorChangePolicy } from '#contract/editor-change-policies';

@@ -4,7 +4,7 @@ import { NavLink } from 'react-router-dom';
 import { useFormatDateTime } from '../hooks/useFormatDateTime';
 import { PLUGIN_ID } from '../pluginId';
 import { useGetPublishBridgeEntryQuery } from '../services/api';
-import type { RevisionItem } from '../types';
+import type { ManagedEntryPanel, RevisionItem } from '../types';
 import { getTranslation } from '../utils/getTranslation';
 import { RestoreRevision } from './RestoreRevision';
 import { ScheduledPublish } from './ScheduledPublish';
@@ -16,6 +16,9 @@ type PanelProps = {
   documentId?: string;
   document?: { locale?: string | null };
 };
+
+type ManagedEntry = Extract<ManagedEntryPanel, { managed: true }>;
+type Translate = (id: string, defaultMessage: string) => string;
 
 const Label = ({ children }: { children: React.ReactNode }) => (
   <Typography variant="sigma" textColor="neutral600">
@@ -39,9 +42,8 @@ const Detail = ({ label, children }: { label: string; children: React.ReactNode 
  */
 export const EntryPanel = ({ model, collectionType, documentId, document }: PanelProps) => {
   const { formatMessage } = useIntl();
-  const formatDateTime = useFormatDateTime();
-  const text = (id: string, defaultMessage: string, values?: Record<string, string>) =>
-    formatMessage({ id: getTranslation(id), defaultMessage }, values);
+  const text = (id: string, defaultMessage: string) =>
+    formatMessage({ id: getTranslation(id), defaultMessage });
   const entry = { uid: model, documentId: documentId ?? '', locale: document?.locale ?? undefined };
   const { data } = useGetPublishBridgeEntryQuery(entry, {
     skip: !documentId || collectionType !== 'collection-types',
@@ -55,33 +57,8 @@ export const EntryPanel = ({ model, collectionType, documentId, document }: Pane
         <Flex gap={2} wrap="wrap">
           <Badge>{text('panel.fromPlatform', 'From the publishing platform')}</Badge>
         </Flex>
-        {data.sourceId ? (
-          <Detail label={text('panel.sourceId', 'Source id')}>
-            <Typography variant="pi">{data.sourceId}</Typography>
-          </Detail>
-        ) : null}
-        {data.url ? (
-          <Detail
-            label={
-              data.urlKind === 'preview'
-                ? text('panel.previewUrl', 'Preview link (draft)')
-                : text('panel.publicUrl', 'Public link')
-            }
-          >
-            <Link href={data.url} isExternal>
-              {data.url}
-            </Link>
-          </Detail>
-        ) : null}
-        <Detail label={text('panel.lastDelivery', 'Last delivery')}>
-          {data.lastDelivery ? (
-            <Link tag={NavLink} to={`/settings/${PLUGIN_ID}?tab=activity`}>
-              {`${formatDateTime(data.lastDelivery.receivedAt)} · ${data.lastDelivery.action} · ${data.lastDelivery.outcome}`}
-            </Link>
-          ) : (
-            <Typography variant="pi">{text('panel.noDelivery', 'None in the activity log')}</Typography>
-          )}
-        </Detail>
+        <Origin entry={data} text={text} />
+        <LastDelivery delivery={data.lastDelivery} text={text} />
         {data.scheduledAt ? (
           <Detail label={text('panel.scheduled', 'Publishes at')}>
             <ScheduledPublish at={data.scheduledAt} entry={entry} mayCancel={data.mayCancelSchedule} />
@@ -98,6 +75,46 @@ export const EntryPanel = ({ model, collectionType, documentId, document }: Pane
       </Flex>
     ),
   };
+};
+
+/** Where the entry came from: its source id and the link the platform was answered, when known. */
+const Origin = ({ entry, text }: { entry: ManagedEntry; text: Translate }) => (
+  <>
+    {entry.sourceId ? (
+      <Detail label={text('panel.sourceId', 'Source id')}>
+        <Typography variant="pi">{entry.sourceId}</Typography>
+      </Detail>
+    ) : null}
+    {entry.url ? (
+      <Detail
+        label={
+          entry.urlKind === 'preview'
+            ? text('panel.previewUrl', 'Preview link (draft)')
+            : text('panel.publicUrl', 'Public link')
+        }
+      >
+        <Link href={entry.url} isExternal>
+          {entry.url}
+        </Link>
+      </Detail>
+    ) : null}
+  </>
+);
+
+/** The last delivery about the entry, linking to the activity log where the rest is. */
+const LastDelivery = ({ delivery, text }: { delivery: ManagedEntry['lastDelivery']; text: Translate }) => {
+  const formatDateTime = useFormatDateTime();
+  return (
+    <Detail label={text('panel.lastDelivery', 'Last delivery')}>
+      {delivery ? (
+        <Link tag={NavLink} to={`/settings/${PLUGIN_ID}?tab=activity`}>
+          {`${formatDateTime(delivery.receivedAt)} · ${delivery.action} · ${delivery.outcome}`}
+        </Link>
+      ) : (
+        <Typography variant="pi">{text('panel.noDelivery', 'None in the activity log')}</Typography>
+      )}
+    </Detail>
+  );
 };
 
 /** The entry's revisions, newest first, each with a Restore button (into the entry's draft). */

@@ -6,11 +6,14 @@ import { toSlug } from '../../utils/slug';
 import type { LocaleScope } from '../site/locales';
 import { sourceKey } from './identities';
 import type { Transaction } from '../delivery/transactions';
-import type { EntityResult, MediaMap } from '../types';
+import type { EditorChangeDecision, EntityResult, MediaMap, WriteResult } from '../types';
+import type { VersionState } from '../editors/versions';
+import type { DocumentEntry } from '../../database/documents';
 import { getService } from '../../plugin';
 import { documentsOf } from '../../database/documents';
 import type { Timing } from '../../contract/scheduling';
 import type { Fingerprints } from '../../mapping/fingerprints';
+import type { ManagedEntry } from '../editors/fingerprints';
 
 /**
  * Posts as the contract sees them (section 2.1, states in section 3): `publish` means the
@@ -111,11 +114,79 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const toUpdateData = (current?: Record<string, unknown> | null, status?: 'draft' | 'published') =>
       fields().toUpdateData(transaction, resource(), documentId, at, decision.input, media, current, status);
     const forDraft = await toUpdateData(decision.stored);
-    const { data, notes } = forDraft;
+    const { notes } = forDraft;
     if (decision.note) notes.push(decision.note);
     const forReview = decision.policy === 'draft' && decision.changed.length > 0;
     const timing = waitingPublish(input, entry.scheduledAt, forReview);
     if (input.source_id) await linkSource(transaction, input.source_id, documentId, at);
+    const plan = await publishPlan(documentId, at, input, entry, timing, forReview);
+    if (plan.held) notes.push(plan.held);
+    const { state, publish, unpublish } = plan;
+
+    const { written, recorded, addedNotes } = await writeVersions(
+      documentId,
+      at,
+      { state, publish },
+      { forDraft, forPublished: () => toUpdateData(undefined, 'published'), decision }
+    );
+    notes.push(...addedNotes);
+    if (unpublish) await posts().unpublish({ documentId, ...at });
+    // Remembered only when the platform left the post published or unpublished it itself: a held
+    // publish keeps the memory of the editor's unpublish, so the next publish is held too.
+    const leftPublished = publish || (state.published && !unpublish);
+    const publishedByPlatform = leftPublished ? true : input.status === 'draft' ? false : undefined;
+    const scheduled = await recordEntry(
+      transaction,
+      documentId,
+      at,
+      recorded,
+      plan.waiting,
+      publishedByPlatform
+    );
+    if (scheduled) notes.push(scheduled);
+    if (input.status === 'draft' && !resource().draftAndPublish) {
+      notes.push(`${resource().uid} has no draft & publish, so the post stays published.`);
+    }
+    return {
+      ...(await getService(strapi, 'entities').response(resource(), documentId, written, at)),
+      notes,
+    };
+  }
+
+  /**
+   * Writes the update's fields to the versions `plan` says, or, with no field to write, publishes
+   * the post when it is to be published. `recorded`: the fingerprints of the fields written.
+   */
+  async function writeVersions(
+    documentId: string,
+    at: LocaleScope,
+    plan: { state: VersionState; publish: boolean },
+    {
+      forDraft,
+      forPublished,
+      decision,
+    }: { forDraft: WriteResult; forPublished: () => Promise<WriteResult>; decision: EditorChangeDecision }
+  ): Promise<{ written?: DocumentEntry | null; recorded?: Fingerprints; addedNotes: string[] }> {
+    if (Object.keys(forDraft.data).length > 0) {
+      const update = await versions().writeUpdate(resource(), documentId, at, plan, forDraft, forPublished);
+      return { ...update, recorded: fingerprints().of(resource(), forDraft, decision) };
+    }
+    if (plan.publish && !plan.state.published) await posts().publish({ documentId, ...at });
+    return { addedNotes: [] };
+  }
+
+  /**
+   * What an update does to the post's versions: whether it publishes or unpublishes, the publish it
+   * leaves waiting, and `held`, the note when the editor-changes policy holds the publish back.
+   */
+  async function publishPlan(
+    documentId: string,
+    at: LocaleScope,
+    input: PostUpdate,
+    entry: ManagedEntry,
+    timing: ReturnType<typeof waitingPublish>,
+    forReview: boolean
+  ) {
     // Read here, not from the rows the caller locked: a publish that committed while this request
     // waited for the lock replaced the published row by a new one, which that statement did not see.
     const state = await versions().state(resource(), documentId, at, entry.draftSavedInStrapi);
@@ -125,41 +196,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       (wanted || Boolean(timing?.publishAt)) && !state.published
         ? await editorChanges().publishHeldBy(resource(), documentId, at, entry)
         : undefined;
-    if (held) notes.push(held);
-    const publish = wanted && !held;
     const waiting = held && timing ? { ...timing, publishAt: null } : timing;
-
-    let written: Record<string, unknown> | null | undefined;
-    let recorded: Fingerprints | undefined;
-    if (Object.keys(data).length > 0) {
-      const update = await versions().writeUpdate(
-        resource(),
-        documentId,
-        at,
-        { state, publish },
-        forDraft,
-        () => toUpdateData(undefined, 'published')
-      );
-      written = update.written;
-      notes.push(...update.addedNotes);
-      recorded = fingerprints().of(resource(), forDraft, decision);
-    } else if (publish && !state.published) {
-      await posts().publish({ documentId, ...at });
-    }
-    if (unpublish) await posts().unpublish({ documentId, ...at });
-    // Remembered only when the platform left the post published or unpublished it itself: a held
-    // publish keeps the memory of the editor's unpublish, so the next publish is held too.
-    const leftPublished = publish || (state.published && !unpublish);
-    const publishedByPlatform = leftPublished ? true : input.status === 'draft' ? false : undefined;
-    const scheduled = await recordEntry(transaction, documentId, at, recorded, waiting, publishedByPlatform);
-    if (scheduled) notes.push(scheduled);
-    if (input.status === 'draft' && !resource().draftAndPublish) {
-      notes.push(`${resource().uid} has no draft & publish, so the post stays published.`);
-    }
-    return {
-      ...(await getService(strapi, 'entities').response(resource(), documentId, written, at)),
-      notes,
-    };
+    return { state, publish: wanted && !held, unpublish, waiting, held };
   }
 
   async function createNew(transaction: Transaction, at: LocaleScope, input: PostCreate, media: MediaMap) {

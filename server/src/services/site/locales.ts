@@ -15,6 +15,7 @@ export type LocaleScope = { locale?: string };
  * connection's `locale`, else the top-level one, else the site's default locale. Other locales
  * belong to the editors, or to other connections.
  */
+// Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const connections = () => getService(strapi, 'connections');
   const isLocalized = (resource: Resource) =>
