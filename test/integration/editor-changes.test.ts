@@ -7,6 +7,7 @@ import {
 import { testDatabaseClient } from '../helpers/databases';
 import { documentsOf, latestActivityNotes, UIDS } from '../helpers/inspect';
 import { useSite } from '../helpers/site';
+import { fullPost } from '../helpers/fixtures';
 
 /**
  * The plugin keeps a fingerprint of what it wrote into each field of a post, so an update can
@@ -35,20 +36,11 @@ describe(`editor changes on ${db}`, () => {
 
   async function publishPost() {
     run += 1;
-    const reply = await site.send('POST', '/posts', {
-      title: `Fingerprinted ${run}`,
-      content:
-        '<h2>Part</h2><p>Body with <a href="https://example.com/x">a link</a>.</p><ul><li>one</li></ul>',
-      excerpt: 'First excerpt',
-      status: 'publish',
-      date: '2026-01-02 03:04:05',
-      categories: ['Brewing', 'Roasting'],
-      tags: ['coffee', 'kettles'],
-      author: 'Ada Brewer',
-      reading_time: '3 min',
-      seo: { title: 'SEO title', description: 'SEO description', keywords: ['brew', 'roast'] },
-      source_id: `editor-changes-${Date.now()}-${run}`,
-    });
+    const reply = await site.send(
+      'POST',
+      '/posts',
+      fullPost({ title: `Fingerprinted ${run}`, source_id: `editor-changes-${Date.now()}-${run}` })
+    );
     expect([reply.status, reply.body]).toEqual([200, expect.objectContaining({ id: expect.any(String) })]);
     return reply.body.id as string;
   }

@@ -10,6 +10,7 @@ import {
   UIDS,
 } from '../helpers/inspect';
 import { serviceOf, type Site, useSite } from '../helpers/site';
+import { fullPost } from '../helpers/fixtures';
 
 /**
  * An editor who saves a published entry in the Content Manager without publishing it leaves a
@@ -44,21 +45,20 @@ describe(`editor drafts on ${db}, plugin content types`, () => {
   const rowCount = (uid: string, documentId: string) =>
     queryOf(site.strapi, uid).count({ where: { documentId } });
 
-  async function publishPost(extra: Record<string, unknown> = {}) {
+  async function publishPost() {
     run += 1;
-    const reply = await site.send('POST', '/posts', {
-      title: `Reviewed title ${run}`,
-      content: '<p>Reviewed body.</p>',
-      excerpt: 'Reviewed excerpt',
-      status: 'publish',
-      categories: ['Brewing'],
-      tags: ['coffee', 'kettles'],
-      author: 'Ada Brewer',
-      reading_time: '3 min',
-      seo: { title: 'Reviewed SEO title', description: 'Reviewed SEO description' },
-      source_id: `editor-drafts-${Date.now()}-${run}`,
-      ...extra,
-    });
+    const reply = await site.send(
+      'POST',
+      '/posts',
+      fullPost({
+        title: `Reviewed title ${run}`,
+        content: '<p>Reviewed body.</p>',
+        excerpt: 'Reviewed excerpt',
+        categories: ['Brewing'],
+        seo: { title: 'Reviewed SEO title', description: 'Reviewed SEO description' },
+        source_id: `editor-drafts-${Date.now()}-${run}`,
+      })
+    );
     expect(reply.status).toBe(200);
     return reply.body.id as string;
   }

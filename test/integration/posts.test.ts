@@ -1,4 +1,5 @@
 import { useSite } from '../helpers/site';
+import { fullPost } from '../helpers/fixtures';
 import { documentsOf, latestActivityNotes, UIDS } from '../helpers/inspect';
 
 const POST = UIDS.post;
@@ -32,7 +33,8 @@ function fieldsOf(post: StoredPost) {
   };
 }
 
-const FULL_POST = {
+// Every value spelled out: the tests below compare the stored post with each of them.
+const FULL_POST = fullPost({
   title: 'A complete post',
   content: '<p>First version of the body.</p>',
   excerpt: 'The first excerpt',
@@ -45,7 +47,7 @@ const FULL_POST = {
   reading_time: '7',
   seo: { title: 'SEO title one', description: 'SEO description one', keywords: ['alpha', 'beta'] },
   source_id: 'src-full-1',
-};
+});
 
 describe('posts', () => {
   let sourceCounter = 0;
