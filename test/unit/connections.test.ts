@@ -59,7 +59,11 @@ describe('connections in config', () => {
     ],
     [
       { default: {}, fr: { path: `${PREFIX}/pages` } },
-      /connections\.fr\.path: has the path of connection "default"'s \/pages route/,
+      /connections\.fr\.path: lies under connection "default"'s \/pages routes/,
+    ],
+    [
+      { en: { path: '/api/pb' }, fr: { path: '/api/pb/posts/fr' } },
+      /connections\.fr\.path: lies under connection "en"'s \/posts routes/,
     ],
   ])('%j is refused at boot with a message naming it', (connections, message) => {
     expect(validate(connections)).toThrow(message);

@@ -109,14 +109,17 @@ export function connectionPathProblems(config: ConnectionsConfig): { name: strin
   }
   for (const { name, path } of connections) {
     const canonical = canonicalPath(path);
-    const parent = canonical.slice(0, canonical.lastIndexOf('/'));
-    const segment = canonical.slice(parent.length + 1);
-    const parentOwner = owners.get(parent);
-    if (parentOwner && CONTRACT_SEGMENTS.has(segment)) {
-      problems.push({
-        name,
-        message: `has the path of connection "${parentOwner}"'s /${segment} route (${path}); choose another path`,
-      });
+    // Any connection above it whose own routes (`/posts/:id` …) would read the rest of the path.
+    for (let end = canonical.lastIndexOf('/'); end > 0; end = canonical.lastIndexOf('/', end - 1)) {
+      const ancestor = owners.get(canonical.slice(0, end));
+      const segment = canonical.slice(end + 1).split('/')[0];
+      if (ancestor && CONTRACT_SEGMENTS.has(segment)) {
+        problems.push({
+          name,
+          message: `lies under connection "${ancestor}"'s /${segment} routes (${path}); choose another path`,
+        });
+        break;
+      }
     }
   }
   return problems;

@@ -117,7 +117,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const stored = await store().get({ key });
     if (stored !== null && !isSettingsObject(stored)) {
       unreadable.add(key);
-      availability().outOfService(key, unreadableSettings(key));
+      availability().outOfService(key, unreadableSettings(key), 'error', connection().name);
     } else {
       unreadable.delete(key);
       availability().backInService(key);
@@ -235,7 +235,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const key = environmentKey();
       if (key && key.length < MIN_KEY_LENGTH) {
         const reason = weakEnvironmentKey(keyVariable, key.length);
-        availability().outOfService(keyVariable, reason, 'warn');
+        availability().outOfService(keyVariable, reason, 'warn', connection().name);
         return reason;
       }
       availability().backInService(keyVariable);

@@ -151,11 +151,13 @@ export function entryOf(exchange: Exchange): ActivityEntry {
 export function entryOfScheduledPublish(
   documentId: string,
   result: 'cancelled' | 'failed',
-  reason: string
+  reason: string,
+  connection?: string
 ): ActivityEntry {
   const httpStatus = result === 'cancelled' ? 409 : 500;
   return {
     receivedAt: new Date(),
+    connection,
     method: 'SCHEDULE',
     path: fitColumn(`/posts/${documentId}`, ENTRY_LIMITS.path),
     action: SCHEDULED_PUBLISH_ACTION,

@@ -179,6 +179,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   return {
+    /** The connection whose publisher wrote the document stored in `uid`, if one did. */
+    async connectionOf(uid: string, documentId: string): Promise<Connection | undefined> {
+      return (await managing(uid, documentId))?.connection;
+    },
+
     /** The locale the panel shows of the entry: the one asked for, else the one the plugin writes it in. */
     async localeOf(uid: string, documentId: string, locale?: string): Promise<string | undefined> {
       if (locale) return locale;

@@ -14,6 +14,7 @@ import { entryOfScheduledPublish } from '../delivery/activity';
 import { localesNamedBy, managedEntry } from './fingerprints';
 import { isPluginWork, type Transaction } from '../delivery/transactions';
 import { getService, pluginConfig } from '../../plugin';
+import { connectionInScope, inConnection } from '../../utils/connection-scope';
 
 /** Due publishes one run takes on; the run takes the next ones once they are settled. */
 const BATCH = 100;
@@ -57,7 +58,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   /** One activity log row and one server log line for a scheduled publish that did not happen. */
   function report(documentId: string, what: string, result: 'cancelled' | 'failed', reason: string) {
-    getService(strapi, 'activity-writer').recordEntry(entryOfScheduledPublish(documentId, result, reason));
+    getService(strapi, 'activity-writer').recordEntry(
+      entryOfScheduledPublish(documentId, result, reason, connectionInScope()?.name)
+    );
     const line = `[${PLUGIN_ID}] ${what}: ${reason}`;
     if (result === 'failed') strapi.log.warn(line);
     else strapi.log.info(line);
@@ -90,12 +93,18 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   /**
-   * Publishes one due entry, unless another instance did, or a write moved or cancelled it, since
+   * Publishes one due entry, in the scope of the connection that wrote it (its editor-changes
+   * policy, its options), unless another instance did, or a write moved or cancelled it, since
    * it was listed, or the editors decided otherwise. The entry's rows are locked first, as a write
    * locks them before it changes the schedule, and the UPDATE that clears the time only matches
    * while it is still due: the one instance whose UPDATE changed the row publishes, or reports.
    */
   async function publishDue(row: DuePublish) {
+    const connection = await getService(strapi, 'managed-entries').connectionOf(row.uid, row.documentId);
+    return connection ? inConnection(connection, () => publishDueHere(row)) : publishDueHere(row);
+  }
+
+  async function publishDueHere(row: DuePublish) {
     const at: LocaleScope = row.locale ? { locale: row.locale } : {};
     const what = publishOf(row.uid, row.documentId, row.locale);
     const outcome = await getService(strapi, 'transactions').run(

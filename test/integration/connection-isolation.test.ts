@@ -1,0 +1,114 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { loginAs, type AdminClient } from '../helpers/admin-client';
+import { documentsOf, UIDS } from '../helpers/inspect';
+import { contractDate } from '../helpers/scheduling';
+import { serviceOf, useSite } from '../helpers/site';
+
+/**
+ * What one connection suffers stays its own (attack review of issue 42): a weak key, an
+ * unreadable settings row, its editor-changes policy when its scheduled posts fall due.
+ */
+const KEYS = {
+  en: 'pb_en_key_0123456789abcdef0123456789abcdef',
+  fr: 'pb_fr_key_0123456789abcdef0123456789abcdef',
+};
+type Name = keyof typeof KEYS;
+const TWO_CONNECTIONS = { PUBLISH_BRIDGE_CONNECTIONS: JSON.stringify({ en: {}, fr: {} }) };
+
+describe("one connection's weak environment key", () => {
+  const site = useSite({
+    ...TWO_CONNECTIONS,
+    PUBLISH_BRIDGE_API_KEY_EN: KEYS.en,
+    PUBLISH_BRIDGE_API_KEY_FR: 'short_fr_key',
+  });
+
+  test('takes that connection out of service; the other serves and learns nothing of it', async () => {
+    const fr = await site.send('POST', '/fr/handshake', {}, { key: 'short_fr_key' });
+    expect(fr.status).toBe(503);
+    const en = await site.send('POST', '/en/handshake', {}, { key: KEYS.en });
+    expect(en.body.error ?? '').not.toMatch(/PUBLISH_BRIDGE_API_KEY_FR/);
+    expect(en.status).toBe(200);
+  });
+});
+
+describe("one connection's unreadable settings row", () => {
+  const site = useSite({
+    ...TWO_CONNECTIONS,
+    PUBLISH_BRIDGE_API_KEY_EN: KEYS.en,
+    PUBLISH_BRIDGE_API_KEY_FR: KEYS.fr,
+  });
+
+  test('takes that connection out of service, not the other', async () => {
+    site.strapi.config.set('plugin::publish-bridge.settingsCacheMs', 0);
+    const admin = await loginAs(site, 'strapi-super-admin');
+    const saved = await admin.request('PUT', '/publish-bridge/settings?connection=fr', {
+      capabilities: { seo: false },
+    });
+    expect(saved.status).toBe(200);
+    const updated = await site.strapi.db
+      .connection('strapi_core_store_settings')
+      .where({ key: 'plugin_publish-bridge_connections.fr.settings' })
+      .update({ value: '{"apiKey": {"ciphertext": "cut off' });
+    expect(updated).toBe(1);
+    expect((await site.send('POST', '/fr/handshake', {}, { key: KEYS.fr })).status).toBe(503);
+    const en = await site.send('POST', '/en/handshake', {}, { key: KEYS.en });
+    expect(en.body.error ?? '').not.toMatch(/connections\.fr\.settings/);
+    expect(en.status).toBe(200);
+  });
+});
+
+describe("a scheduled post falls due under its own connection's editor-changes policy", () => {
+  const site = useSite({
+    ...TWO_CONNECTIONS,
+    PUBLISH_BRIDGE_API_KEY_EN: KEYS.en,
+    PUBLISH_BRIDGE_API_KEY_FR: KEYS.fr,
+    PUBLISH_BRIDGE_SCHEDULING_POLL_MS: '300',
+  });
+  let editor: AdminClient;
+  beforeAll(async () => {
+    editor = await loginAs(site, 'strapi-super-admin');
+    const keep = await editor.request('PUT', '/publish-bridge/settings?connection=fr', {
+      editorChanges: 'keep',
+    });
+    expect(keep.status).toBe(200);
+  });
+
+  /** Sends a post due in a moment through `name`, lets an editor save it in Strapi, runs the due publishes. */
+  async function scheduledThenEdited(name: Name): Promise<boolean> {
+    const schedules = serviceOf(site, 'schedules');
+    await schedules.stop();
+    const due = new Date(Math.ceil((Date.now() + 2_500) / 1000) * 1000);
+    const post = {
+      title: `Due ${name}`,
+      content: '<p>Sent.</p>',
+      status: 'publish',
+      date: contractDate(due),
+    };
+    const reply = await site.send('POST', `/${name}/posts`, post, { key: KEYS[name] });
+    expect(reply.status).toBe(200);
+    await sleep(Math.max(0, due.getTime() - Date.now()) + 50);
+    const edit = await editor.request(
+      'PUT',
+      `/content-manager/collection-types/${UIDS.post}/${reply.body.id}`,
+      {
+        excerpt: 'Editor only, not reviewed',
+      }
+    );
+    expect(edit.status).toBe(200);
+    await schedules.runDue();
+    schedules.start();
+    const published = await documentsOf(site.strapi, UIDS.post).findOne({
+      documentId: reply.body.id,
+      status: 'published',
+    });
+    return published !== null;
+  }
+
+  test("fr chose 'keep': its post an editor saved stays a draft", async () => {
+    expect(await scheduledThenEdited('fr')).toBe(false);
+  });
+
+  test("en kept 'overwrite': its post is published at its date all the same", async () => {
+    expect(await scheduledThenEdited('en')).toBe(true);
+  });
+});
