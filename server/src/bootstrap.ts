@@ -43,7 +43,9 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   const indexesAdded =
     (await getService(strapi, 'slug-indexes').ensure()) + (await getService(strapi, 'pages').ensureIndexes());
   await getService(strapi, 'locales').warnIfMissing();
-  getService(strapi, 'mapping').showUsedTypes(await getService(strapi, 'settings').capabilities());
+  getService(strapi, 'mapping').showUsedTypes(
+    await getService(strapi, 'settings').capabilitiesOfAnyConnection()
+  );
   getService(strapi, 'schedules').start();
   strapi.log.info(startupSummary(strapi, { indexesAdded, permissionsGivenBack }));
 };

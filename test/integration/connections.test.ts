@@ -1,5 +1,5 @@
 import { UIDS } from '../../server/src/constants';
-import { loginAs, type AdminClient } from '../helpers/admin-client';
+import { loginAs, pluginTypesDisplayed, type AdminClient } from '../helpers/admin-client';
 import { documentsOf, listenToLog, queryOf } from '../helpers/inspect';
 import { TEST_KEY } from '../helpers/signing';
 import { PREFIX, serviceOf, useSite } from '../helpers/site';
@@ -171,6 +171,25 @@ describe('the settings API, one connection at a time', () => {
     expect(reply.body.error.message).toBe(
       'This site has no connection named "de"; its connections: "en", "fr".'
     );
+  });
+});
+
+describe("the Content Manager's menus", () => {
+  const site = useSite({
+    PUBLISH_BRIDGE_CAPABILITIES: '',
+    PUBLISH_BRIDGE_CONNECTIONS: JSON.stringify({ en: {}, fr: { capabilities: { products: true } } }),
+    PUBLISH_BRIDGE_API_KEY_EN: KEYS.en,
+    PUBLISH_BRIDGE_API_KEY_FR: KEYS.fr,
+  });
+
+  test('show a type of the plugin while any connection writes it', async () => {
+    const admin = await loginAs(site, 'strapi-super-admin');
+    expect((await pluginTypesDisplayed(admin)).product).toBe(true);
+    const off = await admin.request('PUT', '/publish-bridge/settings?connection=fr', {
+      capabilities: { products: false },
+    });
+    expect(off.status).toBe(200);
+    expect((await pluginTypesDisplayed(admin)).product).toBe(false);
   });
 });
 

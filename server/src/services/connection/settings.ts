@@ -8,6 +8,7 @@ import type { SettingsDescription } from '#contract/admin/settings';
 import type { EditorChangePolicy } from '../../contract/editor-change-policies';
 import { ContractError } from '../../contract/errors';
 import { getService, pluginConfig } from '../../plugin';
+import { inConnection } from '../../utils/connection-scope';
 
 /** What the plugin keeps in Strapi's core store. Keys are stored encrypted, never in plain text. */
 export type StoredSettings = {
@@ -67,6 +68,11 @@ const PROBE_SECRET_KEY = 'probeSecret';
 export class SettingsError extends Error {}
 
 const mask = (secret: string) => secret.slice(-4);
+
+const onInAny = (each: CapabilitySettings[]): CapabilitySettings =>
+  Object.fromEntries(
+    CAPABILITIES.map((name) => [name, each.some((capabilities) => capabilities[name])])
+  ) as CapabilitySettings;
 
 const originOf = (url: string | undefined) => (url ? new URL(url).origin : undefined);
 
@@ -143,6 +149,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     unreadable.delete(key);
     availability().backInService(key);
   }
+
+  const inEachConnection = <Result>(read: () => Result): Result[] =>
+    getService(strapi, 'connections')
+      .list()
+      .map((connection) => inConnection(connection, read));
 
   /** A capability nothing stores is never in force, whoever switched it on: the handshake would promise what goes nowhere. */
   function capabilitiesInForce(chosen: Partial<Record<Capability, boolean>>): CapabilitySettings {
@@ -268,6 +279,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       return capabilitiesInForce({});
     },
 
+    /** What some connection has on, capability by capability: the site's menus show a type while any connection writes it. */
+    async capabilitiesOfAnyConnection(): Promise<CapabilitySettings> {
+      return onInAny(await Promise.all(inEachConnection(() => this.capabilities())));
+    },
+
+    /** The same before the settings rows can be read (at registration). */
+    configuredCapabilitiesOfAnyConnection(): CapabilitySettings {
+      return onInAny(inEachConnection(() => this.configuredCapabilities()));
+    },
+
     async isEnabled(capability: Capability): Promise<boolean> {
       return (await this.capabilities())[capability];
     },
@@ -293,7 +314,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         return next;
       });
       // This instance's menus follow at once; other instances' at their next start.
-      if (changes.capabilities) getService(strapi, 'mapping').showUsedTypes(await this.capabilities());
+      if (changes.capabilities)
+        getService(strapi, 'mapping').showUsedTypes(await this.capabilitiesOfAnyConnection());
     },
 
     /** The platform's delivery-log endpoint and its key, decrypted for the server's own call. */
