@@ -1,6 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import { PLUGIN_ID } from '../constants';
-import { connectionsOf, type Connection } from '../config/connections';
+import { connectionsOf, DEFAULT_CONNECTION, type Connection } from '../config/connections';
 import type { PluginConfig } from '../config';
 import admin from './admin';
 import contentApi from './content-api';
@@ -12,7 +12,9 @@ function routerPrefix(strapi: Core.Strapi, { name, path }: Connection): string {
   const restPrefix = (strapi.config.get('api.rest.prefix') as string | undefined) ?? '/api';
   if (!path.startsWith(`${restPrefix}/`)) {
     const option =
-      name === 'default' && path === pluginOptions(strapi).prefix ? 'prefix' : `connections.${name}.path`;
+      name === DEFAULT_CONNECTION && path === pluginOptions(strapi).prefix
+        ? 'prefix'
+        : `connections.${name}.path`;
     throw new Error(
       `Invalid config for plugin "${PLUGIN_ID}": ${option} "${path}" must be under Strapi's REST API prefix "${restPrefix}", e.g. "${restPrefix}/publish-bridge".`
     );
