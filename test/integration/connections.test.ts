@@ -16,7 +16,15 @@ const NAMES = ['en', 'fr'] as const;
 
 describe('two connections on one site', () => {
   const site = useSite({
-    PUBLISH_BRIDGE_CONNECTIONS: JSON.stringify({ en: {}, fr: { capabilities: { 'pages.list': false } } }),
+    PUBLISH_BRIDGE_CONNECTIONS: JSON.stringify({
+      en: {},
+      fr: {
+        capabilities: { 'pages.list': false },
+        timezone: 'Europe/Paris',
+        urlTemplates: { post: 'https://example.com/fr/blog/{slug}' },
+        site: { name: 'Le site' },
+      },
+    }),
     PUBLISH_BRIDGE_API_KEY_EN: KEYS.en,
     PUBLISH_BRIDGE_API_KEY_FR: KEYS.fr,
   });
@@ -64,6 +72,37 @@ describe('two connections on one site', () => {
     expect(fr).toEqual(en.filter((capability) => capability !== 'pages.list'));
     expect((await site.send('GET', '/fr/pages', undefined, { key: KEYS.fr })).status).toBe(403);
     expect((await site.send('GET', '/en/pages', undefined, { key: KEYS.en })).status).toBe(200);
+  });
+
+  test("a connection's own timezone, URL templates and site name apply to its requests only", async () => {
+    const published = async (name: (typeof NAMES)[number]) => {
+      const body = {
+        title: `Dated ${name}`,
+        content: '<p>x</p>',
+        status: 'draft',
+        date: '2026-01-14 10:00:00',
+      };
+      const reply = await site.send('POST', `/${name}/posts`, body, { key: KEYS[name] });
+      expect(reply.status).toBe(200);
+      const post = await documentsOf(site.strapi, UIDS.post).findOne({ documentId: reply.body.id });
+      return { url: reply.body.url, date: new Date(post.publishDate).toISOString(), slug: post.slug };
+    };
+    const en = await published('en');
+    const fr = await published('fr');
+    // The test site's top level: UTC and http://localhost:3000/blog/{slug}.
+    expect(en).toMatchObject({
+      date: '2026-01-14T10:00:00.000Z',
+      url: `http://localhost:3000/blog/${en.slug}`,
+    });
+    expect(fr).toMatchObject({
+      date: '2026-01-14T09:00:00.000Z',
+      url: `https://example.com/fr/blog/${fr.slug}`,
+    });
+
+    const siteNameOf = async (name: (typeof NAMES)[number]) =>
+      (await site.send('POST', `/${name}/handshake`, {}, { key: KEYS[name] })).body.site.name;
+    expect(await siteNameOf('fr')).toBe('Le site');
+    expect(await siteNameOf('en')).not.toBe('Le site');
   });
 });
 

@@ -45,6 +45,22 @@ describe('connections in config', () => {
     expect(validate({ en: { locale: 'en' }, fr: { locale: 'fr', path: '/api/fr' } })).not.toThrow();
   });
 
+  test('a connection may set its own timezone, URL templates, site, text and image options, each key of an object option alone', () => {
+    expect(
+      validate({
+        fr: {
+          timezone: 'Europe/Paris',
+          urlTemplates: { post: 'https://example.com/fr/{slug}' },
+          site: { name: 'Le site' },
+          richtextFormat: 'markdown',
+          adoptExistingEntries: true,
+          content: { maxBlocks: 500 },
+          media: { maxBytes: 2048, allowedHosts: ['cdn.internal'] },
+        },
+      })
+    ).not.toThrow();
+  });
+
   test.each([
     [{ FR: {} }, /connections\.FR: must be 1 to 32 lower-case letters/],
     [{ fr_ca: {} }, /connections\.fr_ca: must be 1 to 32 lower-case letters/],
@@ -53,6 +69,19 @@ describe('connections in config', () => {
     [{ fr: { path: 'fr' } }, /connections\.fr\.path: must be a path starting with "\/"/],
     [{ fr: { prefix: '/api/fr' } }, /connections\.fr: Unrecognized key: "prefix"/],
     [{ fr: { capabilities: { comments: true } } }, /connections\.fr\.capabilities/],
+    [{ fr: { timezone: 'Paris' } }, /connections\.fr\.timezone: must be an IANA time zone/],
+    [
+      { fr: { urlTemplates: { post: '/fr/{slug}' } } },
+      /connections\.fr\.urlTemplates\.post: must be an absolute/,
+    ],
+    [{ fr: { media: { maxBytes: 1 } } }, /connections\.fr\.media\.maxBytes/],
+    // What bounds the whole process stays the site's: one connection cannot raise it for all.
+    [
+      { fr: { media: { maxPixelsDecodingAtOnce: 1e9 } } },
+      /connections\.fr\.media: Unrecognized key: "maxPixelsDecodingAtOnce"/,
+    ],
+    [{ fr: { bodyLimit: 1e9 } }, /connections\.fr: Unrecognized key: "bodyLimit"/],
+    [{ fr: { scheduling: { enabled: false } } }, /connections\.fr: Unrecognized key: "scheduling"/],
     [
       { en: { path: '/api/shared' }, fr: { path: '/API/Shared' } },
       /connections\.fr\.path: has the same path as connection "en"/,

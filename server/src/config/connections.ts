@@ -1,8 +1,18 @@
 import { z } from 'zod';
-import { CAPABILITIES } from '../contract/capabilities';
 import { API_KEY_ENV } from '../constants';
 import contentApi from '../routes/content-api';
 import { canonicalPath } from '../utils/prefix-path';
+import {
+  capabilityChoicesSchema,
+  contentOptionsSchema,
+  localeSchema,
+  mediaSchema,
+  pathSchema,
+  richtextFormatSchema,
+  siteSchema,
+  timezoneSchema,
+  urlTemplatesSchema,
+} from './options';
 
 /**
  * Connections: one base URL each, with its own key, locale and choices, for a site written by
@@ -11,16 +21,6 @@ import { canonicalPath } from '../utils/prefix-path';
  */
 
 export const DEFAULT_CONNECTION = 'default';
-
-export const pathSchema = z.string().regex(/^\/[A-Za-z0-9._~\-/]*[A-Za-z0-9._~-]$/, {
-  error: 'must be a path starting with "/" and not ending with "/", e.g. "/api/publish-bridge"',
-});
-
-export const localeSchema = z.string().regex(/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/, {
-  error: 'must be a locale code of the site, such as "en" or "fr-FR"',
-});
-
-export const capabilityChoicesSchema = z.partialRecord(z.enum(CAPABILITIES), z.boolean());
 
 /** The first segments of the contract's routes: a connection named so would read as a route of another. */
 const CONTRACT_SEGMENTS = new Set(contentApi.routes.map((route) => route.path.split('/')[1]));
@@ -37,8 +37,9 @@ const connectionName = z
 
 /**
  * What one connection may set; it inherits every other option from the top level. An object
- * option (capabilities) is merged key by key with the top level's, as Strapi merges a plugin's
- * config with its defaults.
+ * option (capabilities, urlTemplates, site, content, media) is merged key by key with the top
+ * level's, as Strapi merges a plugin's config with its defaults. What bounds the whole process
+ * (body and lock limits, the pixels decoded at once, the logs, scheduling) stays the site's.
  */
 export const connectionOptionsSchema = z
   .object({
@@ -46,6 +47,13 @@ export const connectionOptionsSchema = z
     path: pathSchema.optional(),
     locale: localeSchema.optional(),
     capabilities: capabilityChoicesSchema.optional(),
+    timezone: timezoneSchema.optional(),
+    urlTemplates: urlTemplatesSchema.optional(),
+    site: siteSchema.optional(),
+    richtextFormat: richtextFormatSchema.optional(),
+    adoptExistingEntries: z.boolean().optional(),
+    content: contentOptionsSchema.partial().optional(),
+    media: mediaSchema.omit({ maxPixelsDecodingAtOnce: true }).partial().optional(),
   })
   .strict();
 

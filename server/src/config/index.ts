@@ -1,63 +1,20 @@
 import { z } from 'zod';
-import { isValidTimeZone } from '../contract/dates';
-import type { PageType } from '../contract/responses';
-import { SEO_PART_NAMES } from '../contract/seo-parts';
-import { allowListEntryProblem } from '../network/address-guard';
-import { RESOURCE_KINDS } from '../mapping/catalogue';
+import { connectionPathProblems, connectionsSchema } from './connections';
 import {
+  MEGABYTE,
+  allowedHostsSchema,
   capabilityChoicesSchema,
-  connectionPathProblems,
-  connectionsSchema,
+  contentOptionsSchema,
+  contentTypeMappingSchema,
+  contentTypesSchema,
   localeSchema,
+  mediaSchema,
   pathSchema,
-} from './connections';
-
-const MEGABYTE = 1024 * 1024;
-
-const seoMapping = z
-  .object(Object.fromEntries(SEO_PART_NAMES.map((part) => [part, z.string().optional()])))
-  .strict();
-
-/** A component uid of the zone, or `false` for none (that part of the HTML stays in the text). */
-const componentChoice = z.union([z.string().min(1), z.literal(false)]);
-
-const zoneMapping = z
-  .object({
-    attribute: z.string().min(1),
-    components: z
-      .object({
-        text: z.string().min(1).optional(),
-        image: componentChoice.optional(),
-        quote: componentChoice.optional(),
-      })
-      .strict()
-      .optional(),
-  })
-  .strict();
-
-const fieldMapping = z.union([z.string().min(1), seoMapping, zoneMapping], {
-  error: `must be an attribute name, an seo object { ${SEO_PART_NAMES.join(', ')} }, or a dynamic zone object { attribute, components: { text, image, quote } }`,
-});
-
-const contentTypeMapping = z
-  .object({ uid: z.string().min(1), fields: z.record(z.string(), fieldMapping) })
-  .strict();
-
-/**
- * Hosts or addresses (IP, CIDR) that may be private although the address guard refuses such
- * addresses. Each entry goes through the guard's own parse here, so an entry it would refuse
- * stops the boot instead of failing every download.
- */
-const allowedHosts = z.array(
-  z.string().superRefine((entry, context) => {
-    const problem = allowListEntryProblem(entry);
-    if (problem) context.addIssue({ code: 'custom', message: problem });
-  })
-);
-
-const urlTemplate = z.string().regex(/^https?:\/\/[^\s]*\{(slug|id)\}/, {
-  error: 'must be an absolute http(s) URL containing {slug} or {id}, e.g. "https://example.com/blog/{slug}"',
-});
+  richtextFormatSchema,
+  siteSchema,
+  timezoneSchema,
+  urlTemplatesSchema,
+} from './options';
 
 export const pluginConfigSchema = z
   .object({
@@ -80,22 +37,10 @@ export const pluginConfigSchema = z
       .max(24 * 3_600_000),
     /** Capabilities switched on or off; one left out follows what the mapping stores. */
     capabilities: capabilityChoicesSchema,
-    urlTemplates: z.object({
-      post: urlTemplate.optional(),
-      category: urlTemplate.optional(),
-      product: urlTemplate.optional(),
-      product_cat: urlTemplate.optional(),
-    } satisfies Record<PageType, unknown>),
-    timezone: z
-      .string()
-      .refine(isValidTimeZone, { error: 'must be an IANA time zone such as "Europe/Paris"' }),
-    site: z.object({ name: z.string().optional(), url: z.string().optional() }),
-    /**
-     * What HTML becomes in a `richtext` attribute: kept as HTML, or converted to Markdown. No
-     * default here: unset, it follows the site's richtext editor (mapping/richtext-format.ts),
-     * which only a value left out can tell from one chosen.
-     */
-    richtextFormat: z.enum(['html', 'markdown']).optional(),
+    urlTemplates: urlTemplatesSchema,
+    timezone: timezoneSchema,
+    site: siteSchema,
+    richtextFormat: richtextFormatSchema.optional(),
     /**
      * The locale written, listed and deleted in mapped types with Strapi's i18n on; unset: the
      * site's default locale. Checked against the site's locales when used (they can change at run time).
@@ -113,8 +58,7 @@ export const pluginConfigSchema = z
      * contract cannot create them) and are updated either way.
      */
     adoptExistingEntries: z.boolean(),
-    /** Resources stored in the site's own content types instead of the plugin's. */
-    contentTypes: z.partialRecord(z.enum(RESOURCE_KINDS), contentTypeMapping),
+    contentTypes: contentTypesSchema,
     /** How long a read of the stored settings may be reused; bounds how long two instances disagree. */
     settingsCacheMs: z.number().int().min(0).max(60_000),
     /** How long a write waits for a lock another database session holds before it answers 503. */
@@ -141,31 +85,12 @@ export const pluginConfigSchema = z
      * The platform's delivery-log endpoint: how long the server waits for it, and the private
      * hosts or addresses it may be on (a public platform needs no entry).
      */
-    platform: z.object({ timeoutMs: z.number().int().min(500).max(120_000), allowedHosts }).strict(),
+    platform: z
+      .object({ timeoutMs: z.number().int().min(500).max(120_000), allowedHosts: allowedHostsSchema })
+      .strict(),
     /** How long "Test connection" waits for the site's own handshake through its public URL. */
     connectionTest: z.object({ timeoutMs: z.number().int().min(500).max(120_000) }).strict(),
-    /**
-     * Bounds the conversion of a request's HTML (Blocks, Markdown, dynamic-zone sections): past
-     * `maxBlocks` blocks the rest is kept verbatim as one HTML block, and the parser reads at most
-     * 25 nodes per allowed block. A conversion to Markdown runs on a worker thread and gets
-     * `markdownTimeoutMs`, past which the HTML is kept as it is. `allowedEmbedHosts`: the hosts
-     * whose https iframes the content-safety policy keeps live (see mapping/content-safety).
-     */
-    content: z
-      .object({
-        allowedEmbedHosts: z.array(
-          z.string().regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/, {
-            error: 'must be a host name in lower case, without scheme or path, such as "www.youtube.com"',
-          })
-        ),
-        maxBlocks: z.number().int().min(10).max(1_000_000),
-        markdownTimeoutMs: z
-          .number()
-          .int()
-          .min(100)
-          .max(10 * 60_000),
-      })
-      .strict(),
+    content: contentOptionsSchema,
     /**
      * A post sent with `status: publish` and a future `date` stays a draft and is published at
      * that date, by a check every `pollMs` on each instance (exactly one of them publishes it).
@@ -178,48 +103,7 @@ export const pluginConfigSchema = z
       })
       .strict(),
     /** Image import: hosts or addresses (IP, CIDR) that may be private, and limits of downloads. */
-    media: z
-      .object({
-        allowedHosts,
-        timeoutMs: z
-          .number()
-          .int()
-          .min(500)
-          .max(10 * 60_000),
-        maxBytes: z
-          .number()
-          .int()
-          .min(1024)
-          .max(512 * MEGABYTE),
-        importInlineImages: z.boolean(),
-        /** Images in a request's HTML past this many are not downloaded, and stay HTML. */
-        maxInlineImages: z.number().int().min(0).max(1000),
-        /**
-         * Downloads one request runs at the same time: 10 by default, so a post of ten images from
-         * a slow host waits for one round of downloads, not two. Each streams to a temporary file;
-         * the decoding they lead to is bounded by the pixel limits below, not by this.
-         */
-        concurrentDownloads: z.number().int().min(1).max(32),
-        /**
-         * Pixels (width × height × frames, read from the file's header) an image may have: Strapi
-         * decodes every pixel of every frame to make its thumbnails, seconds of CPU per hundred
-         * megapixels.
-         */
-        maxPixels: z.number().int().min(1_000_000).max(268_402_689),
-        /**
-         * Pixels all the images one request imports may add up to: the per-image limit alone lets
-         * a post of many images cost many times that CPU.
-         */
-        maxPixelsPerRequest: z.number().int().min(1_000_000).max(Number.MAX_SAFE_INTEGER),
-        /**
-         * Pixels the images of all requests together may be decoding at once; others wait their
-         * turn. Per-request limits alone let concurrent requests add up: three within
-         * maxPixelsPerRequest took the process to 1.77 GB. Decoding is CPU-bound, so more at once
-         * adds memory, not speed. An image over this (within maxPixels) is decoded alone.
-         */
-        maxPixelsDecodingAtOnce: z.number().int().min(1_000_000).max(Number.MAX_SAFE_INTEGER),
-      })
-      .strict(),
+    media: mediaSchema,
   })
   .strict()
   .superRefine((config, context) => {
@@ -230,7 +114,7 @@ export const pluginConfigSchema = z
 export type PluginConfig = z.infer<typeof pluginConfigSchema>;
 
 /** Where a site stores one resource: its content type and, per contract field, the attribute. */
-export type PublishBridgeContentTypeMapping = z.input<typeof contentTypeMapping>;
+export type PublishBridgeContentTypeMapping = z.input<typeof contentTypeMappingSchema>;
 
 /**
  * What a site writes as the plugin's `config` in config/plugins. Strapi fills in what is left
