@@ -1,7 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import { PLUGIN_ID } from './constants';
 import { getService, pluginConfig } from './plugin';
-import { RESOURCE_KINDS } from './mapping/catalogue';
 
 /** Admin permissions of the settings page; Super Admins get them all, other roles none until granted. */
 const ACTIONS = [
@@ -38,8 +37,8 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   getService(strapi, 'schedules').followEditors();
   getService(strapi, 'editor-changes').followDraftSaves();
   await getService(strapi, 'activity-writer').prune();
-  // What follows works on the mapped types: nothing to do while the mapping does not fit them.
-  if (getService(strapi, 'availability').problem('mapping') !== undefined) return;
+  // What follows works on the mapped types: nothing to do while no connection's mapping fits them.
+  if (getService(strapi, 'mapping').fittingConnections().length === 0) return;
   const indexesAdded =
     (await getService(strapi, 'slug-indexes').ensure()) + (await getService(strapi, 'pages').ensureIndexes());
   await getService(strapi, 'locales').warnIfMissing();
@@ -55,10 +54,12 @@ function startupSummary(
   strapi: Core.Strapi,
   { indexesAdded, permissionsGivenBack }: { indexesAdded: number; permissionsGivenBack: number }
 ): string {
-  const mapping = getService(strapi, 'mapping');
-  const mapped = RESOURCE_KINDS.map((kind) => mapping.resource(kind))
-    .filter(({ uid }) => !uid.startsWith(`plugin::${PLUGIN_ID}.`))
-    .map(({ label, uid }) => `${label} in ${uid}`);
+  const mapped = new Set(
+    getService(strapi, 'mapping')
+      .everyResource()
+      .filter(({ resource }) => !resource.uid.startsWith(`plugin::${PLUGIN_ID}.`))
+      .map(({ resource: { label, uid } }) => `${label} in ${uid}`)
+  );
   const changes = [
     indexesAdded > 0 ? `${indexesAdded} index(es) added` : '',
     permissionsGivenBack > 0
@@ -67,7 +68,7 @@ function startupSummary(
   ].filter(Boolean);
   return [
     `[${PLUGIN_ID}] serving ${pluginConfig(strapi).prefix}`,
-    mapped.length > 0 ? `${mapped.join(', ')}, the rest in its own types` : 'everything in its own types',
+    mapped.size > 0 ? `${[...mapped].join(', ')}, the rest in its own types` : 'everything in its own types',
     ...changes,
   ].join('; ');
 }

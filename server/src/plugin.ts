@@ -1,6 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import type { PluginConfig } from './config';
-import type { ConnectionOverrides } from './config/connections';
+import type { Connection, ConnectionOverrides } from './config/connections';
 import { PLUGIN_ID } from './constants';
 import { connectionInScope } from './utils/connection-scope';
 
@@ -26,8 +26,13 @@ export function getService<Name extends keyof Services>(strapi: Core.Strapi, nam
  * Strapi's config may be set at run time.
  */
 export function pluginConfig(strapi: Core.Strapi): PluginConfig {
+  return configOf(strapi, connectionInScope());
+}
+
+/** The plugin's config as `connection` sees it: for work that serves each connection in turn. */
+export function configOf(strapi: Core.Strapi, connection: Connection | undefined): PluginConfig {
   const config = strapi.config.get(`plugin::${PLUGIN_ID}`) as PluginConfig;
-  const overrides = connectionInScope()?.overrides;
+  const overrides = connection?.overrides;
   return overrides && Object.keys(overrides).length > 0 ? withOverrides(config, overrides) : config;
 }
 

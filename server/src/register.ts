@@ -14,10 +14,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   for (const connection of getService(strapi, 'connections').list())
     inConnection(connection, () => getService(strapi, 'settings').checkEnvironmentKey());
   // The settings page's choices refine this in bootstrap, once the database can be read.
-  if (getService(strapi, 'mapping').check())
-    getService(strapi, 'mapping').showUsedTypes(
-      getService(strapi, 'settings').configuredCapabilitiesOfAnyConnection()
-    );
+  getService(strapi, 'mapping').check();
+  getService(strapi, 'mapping').showUsedTypes(
+    getService(strapi, 'settings').configuredCapabilitiesOfAnyConnection()
+  );
   // Middlewares added in register() run before the app's own, `strapi::body` included: the
   // only point where the exact request bytes are still unread.
   strapi.server.use(createContractGate(strapi));

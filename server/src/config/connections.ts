@@ -5,6 +5,7 @@ import { canonicalPath } from '../utils/prefix-path';
 import {
   capabilityChoicesSchema,
   contentOptionsSchema,
+  contentTypesSchema,
   localeSchema,
   mediaSchema,
   pathSchema,
@@ -37,7 +38,7 @@ const connectionName = z
 
 /**
  * What one connection may set; it inherits every other option from the top level. An object
- * option (capabilities, urlTemplates, site, content, media) is merged key by key with the top
+ * option (capabilities, contentTypes, urlTemplates, site, content, media) is merged key by key with the top
  * level's, as Strapi merges a plugin's config with its defaults. What bounds the whole process
  * (body and lock limits, the pixels decoded at once, the logs, scheduling) stays the site's.
  */
@@ -47,6 +48,8 @@ export const connectionOptionsSchema = z
     path: pathSchema.optional(),
     locale: localeSchema.optional(),
     capabilities: capabilityChoicesSchema.optional(),
+    /** Merged kind by kind: a connection mapping `post` elsewhere keeps the site's other kinds. */
+    contentTypes: contentTypesSchema.optional(),
     timezone: timezoneSchema.optional(),
     urlTemplates: urlTemplatesSchema.optional(),
     site: siteSchema.optional(),

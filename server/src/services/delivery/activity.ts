@@ -5,9 +5,9 @@ import { fitColumn } from '../../utils/column-text';
 import { getService } from '../../plugin';
 import { contentTypeOf, rowsOf } from '../../database/schemas';
 import { documentsOf } from '../../database/documents';
-import { RESOURCE_KINDS } from '../../mapping/catalogue';
 import { UIDS } from '../../constants';
 import { DEFAULT_CONNECTION } from '../../config/connections';
+import { inConnection } from '../../utils/connection-scope';
 
 export const ACTIVITY_UID = UIDS.activityEntry;
 
@@ -228,18 +228,19 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    */
   async function titleFieldOf(uid: string): Promise<TitleField | undefined> {
     const contentType = contentTypeOf(strapi, uid);
-    const mapping = getService(strapi, 'mapping');
-    const resource = RESOURCE_KINDS.map((kind) => mapping.resource(kind)).find(
-      (candidate) => candidate.uid === uid
-    );
-    if (!contentType || !resource) return undefined;
+    const writer = getService(strapi, 'mapping')
+      .everyResource()
+      .find(({ resource }) => resource.uid === uid);
+    if (!contentType || !writer) return undefined;
     const configuration = await strapi
       .plugin('content-manager')
       .service('content-types')
       .findConfiguration(contentType);
     const mainField: string | undefined = configuration?.settings?.mainField;
     if (!mainField || mainField === 'id' || mainField === 'documentId') return undefined;
-    const { locale } = await getService(strapi, 'locales').scopeOf(resource);
+    const { locale } = await inConnection(writer.connection, () =>
+      getService(strapi, 'locales').scopeOf(writer.resource)
+    );
     return { mainField, locale };
   }
 
@@ -269,8 +270,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    * Only those the site has: the log must stay readable while a mapping names a type it lacks.
    */
   function candidateUids(): string[] {
-    const { resources } = getService(strapi, 'mapping').resolve();
-    return [...new Set(Object.values(resources).map((resource) => resource.uid))];
+    const mapping = getService(strapi, 'mapping');
+    const resolved = getService(strapi, 'connections')
+      .list()
+      .flatMap((connection) => Object.values(mapping.resolve(connection).resources));
+    return [...new Set(resolved.map((resource) => resource.uid))];
   }
 
   const toItem = (row: ActivityRow, entry?: EntryLocation): ActivityItem => ({

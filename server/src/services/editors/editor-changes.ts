@@ -137,7 +137,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
     result: unknown,
     saved: boolean | null
   ): Promise<void> {
-    if (getService(strapi, 'mapping').resolve().resources.post?.uid !== uid) return;
+    if (!getService(strapi, 'mapping').storesPostsIn(uid)) return;
     // The versions the call wrote, not the locales it named: Strapi applies a call without
     // one to the default locale only. A save of a value every locale shares (i18n copies it
     // into the other locales' drafts, past this middleware) changes every locale's draft.

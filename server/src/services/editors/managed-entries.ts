@@ -40,7 +40,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    * came through: the panel is read in that connection's scope (its locale, its registry).
    */
   async function managing(uid: string, documentId: string): Promise<Managing | undefined> {
-    for (const connection of getService(strapi, 'connections').list()) {
+    for (const connection of getService(strapi, 'mapping').fittingConnections()) {
       const resource = await inConnection(connection, () => managingResourceHere(uid, documentId));
       if (resource) return { resource, connection };
     }

@@ -50,7 +50,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const publishOf = (uid: string, documentId: string, locale: string) =>
     `scheduled publish of ${uid} ${documentId}${locale ? ` (${locale})` : ''}`;
 
-  /** The posts' resource when `uid` stores them: only posts are scheduled. */
+  /** The posts' resource of the connection in scope when `uid` stores them: only posts are scheduled. */
   function postsIn(uid: string): Resource | undefined {
     const resource = getService(strapi, 'mapping').resolve().resources.post;
     return resource?.uid === uid ? getService(strapi, 'mapping').resource('post') : undefined;
@@ -236,7 +236,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           (action === 'publish' || action === 'unpublish') &&
           typeof documentId === 'string' &&
           !isPluginWork() &&
-          postsIn(uid)
+          getService(strapi, 'mapping').storesPostsIn(uid)
         ) {
           // In the editor's transaction when there is one; otherwise right after it committed.
           await cancelWaiting(

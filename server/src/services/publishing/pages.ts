@@ -97,8 +97,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    */
   function orderIndexes(): WantedIndex[] {
     const indexes = new Map<string, WantedIndex>();
-    for (const kind of LISTED) {
-      const { uid } = mapping().resource(kind);
+    for (const {
+      resource: { uid },
+    } of mapping().everyResource(LISTED)) {
       const { name, column } = tableOf(strapi, uid);
       const localized = contentTypeOf(strapi, uid)?.attributes.locale !== undefined;
       const columns = ['createdAt', 'documentId', 'publishedAt', ...(localized ? ['locale'] : [])].map(

@@ -81,7 +81,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   return {
     async warnIfMissing(): Promise<void> {
-      for (const connection of connections().list()) await inConnection(connection, warnIfMissingHere);
+      for (const connection of getService(strapi, 'mapping').fittingConnections())
+        await inConnection(connection, warnIfMissingHere);
     },
     scopeOf,
   };

@@ -31,10 +31,8 @@ const INDEXABLE_TYPES = new Set<string | undefined>(['uid', 'string']);
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   /** The indexable columns that hold `field` (the slug field, or the name field) of each of `kinds`. */
   function columnsOf(kinds: readonly ResourceKind[], field: 'slugField' | 'nameField'): SlugColumn[] {
-    const mapping = getService(strapi, 'mapping');
     const columns = new Map<string, SlugColumn>();
-    for (const kind of kinds) {
-      const resource = mapping.resource(kind);
+    for (const { resource } of getService(strapi, 'mapping').everyResource(kinds)) {
       const { uid } = resource;
       const attributeName = resource[field];
       if (!attributeName) continue;
