@@ -131,6 +131,8 @@ module.exports = ({ env }) => ({
       contentTypes: CONTENT_TYPES[env('PUBLISH_BRIDGE_CONTENT_TYPES', 'site')] ?? {},
       // true lets the publisher update and delete entries editors made, not only the plugin's own.
       adoptExistingEntries: env.bool('PUBLISH_BRIDGE_ADOPT_EXISTING_ENTRIES', false),
+      // true makes one document of a source_id that connections of different locales publish.
+      linkLocalizations: env.bool('PUBLISH_BRIDGE_LINK_LOCALIZATIONS', false),
       // The locale posts go to in types with i18n on, e.g. "fr"; unset: the site's default locale.
       ...(env('PUBLISH_BRIDGE_LOCALE') ? { locale: env('PUBLISH_BRIDGE_LOCALE') } : {}),
       // Several base URLs, each with its own key (PUBLISH_BRIDGE_API_KEY_<NAME>) and choices, as JSON,

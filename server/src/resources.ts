@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ResourceKind } from './mapping/catalogue';
 import type { ResolvedResource } from './mapping/resolve';
 import type { PageType } from './contract/responses';
@@ -41,3 +42,19 @@ export function forConnection(connection: string, resource: Resource): Resource 
 }
 
 export type { ResourceKind };
+
+/** The identity table's `resource` column holds at most this many characters. */
+const REGISTRY_NAME_LENGTH = 64;
+
+/**
+ * The registry every connection with `linkLocalizations` shares for a type's source ids: a key
+ * names the document whose localizations the connections write. Named by the type, not the
+ * resource, so connections that store posts in different types never share a document; a uid too
+ * long for the column is named by its digest ("#" occurs in no uid, so the two forms never meet).
+ */
+export function localizationsRegistryOf({ uid }: Resource): string {
+  const name = `l10n:${uid}`;
+  return name.length <= REGISTRY_NAME_LENGTH
+    ? name
+    : `l10n#${createHash('sha256').update(uid).digest('hex').slice(0, 40)}`;
+}

@@ -95,6 +95,16 @@ export async function rowsNamed(strapi: Core.Strapi, uid: string, field: string,
   );
 }
 
+/** Each row of a document in a type with i18n, as `locale:draft|published:title`, sorted. */
+export async function localizedVersionsOf(strapi: Core.Strapi, uid: string, documentId: string) {
+  const rows = (await queryOf(strapi, uid).findMany({ where: { documentId } })) as Array<{
+    locale: string;
+    publishedAt: unknown;
+    title: string;
+  }>;
+  return rows.map((row) => `${row.locale}:${row.publishedAt ? 'published' : 'draft'}:${row.title}`).sort();
+}
+
 export const distinctDocuments = (rows: Record<string, any>[]) => new Set(rows.map((row) => row.documentId));
 
 export async function identityRows(strapi: Core.Strapi, resource?: string) {

@@ -1,6 +1,6 @@
 import { UIDS } from '../../server/src/constants';
 import { loginAs, pluginTypesDisplayed, type AdminClient } from '../helpers/admin-client';
-import { documentsOf, listenToLog, queryOf } from '../helpers/inspect';
+import { documentsOf, listenToLog, localizedVersionsOf, queryOf } from '../helpers/inspect';
 import { TEST_KEY } from '../helpers/signing';
 import { PREFIX, serviceOf, useSite } from '../helpers/site';
 
@@ -290,16 +290,7 @@ describe('one connection per language, in a type with i18n on', () => {
   );
   const send = (name: (typeof NAMES)[number], method: string, path: string, body?: object) =>
     site.send(method, `/${name}${path}`, body, { key: KEYS[name] });
-  const localesOf = async (documentId: string) =>
-    (
-      (await queryOf(site.strapi, JOURNAL).findMany({ where: { documentId } })) as Array<{
-        locale: string;
-        publishedAt: unknown;
-        title: string;
-      }>
-    )
-      .map((row) => `${row.locale}:${row.publishedAt ? 'published' : 'draft'}:${row.title}`)
-      .sort();
+  const localesOf = (documentId: string) => localizedVersionsOf(site.strapi, JOURNAL, documentId);
   const listedTitles = async (name: (typeof NAMES)[number]) =>
     ((await send(name, 'GET', '/pages?per_page=100')).body as Array<{ type: string; title: string }>)
       .filter((item) => item.type === 'post')

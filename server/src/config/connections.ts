@@ -55,6 +55,7 @@ export const connectionOptionsSchema = z
     site: siteSchema.optional(),
     richtextFormat: richtextFormatSchema.optional(),
     adoptExistingEntries: z.boolean().optional(),
+    linkLocalizations: z.boolean().optional(),
     content: contentOptionsSchema.partial().optional(),
     media: mediaSchema.omit({ maxPixelsDecodingAtOnce: true }).partial().optional(),
   })

@@ -58,6 +58,13 @@ export const pluginConfigSchema = z
      * contract cannot create them) and are updated either way.
      */
     adoptExistingEntries: z.boolean(),
+    /**
+     * Connections of different locales writing one type with Strapi's i18n on make one document
+     * of a `source_id`: a post whose source_id another such connection created becomes that
+     * document's localization in this connection's locale, as Strapi's own translations are
+     * (one documentId, a row per locale). Off: each connection's post is a document of its own.
+     */
+    linkLocalizations: z.boolean(),
     contentTypes: contentTypesSchema,
     /** How long a read of the stored settings may be reused; bounds how long two instances disagree. */
     settingsCacheMs: z.number().int().min(0).max(60_000),
@@ -138,6 +145,7 @@ export default {
     site: {},
     contentTypes: {},
     adoptExistingEntries: false,
+    linkLocalizations: false,
     settingsCacheMs: 2_000,
     lockTimeoutMs: 10_000,
     activityLog: { maxEntries: 10_000, maxAgeDays: 30 },

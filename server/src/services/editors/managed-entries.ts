@@ -37,15 +37,28 @@ function fieldsNamedIn(resource: Resource, text: string): string[] {
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   /**
    * The resource stored in `uid` that created the document, if one did, and the connection it
-   * came through: the panel is read in that connection's scope (its locale, its registry).
+   * came through: the panel is read in that connection's scope (its locale, its registry). A
+   * document several connections write (linkLocalizations: one localization each) is `locale`'s
+   * writer's; without a locale, or when none writes it, the first connection's.
    */
-  async function managing(uid: string, documentId: string): Promise<Managing | undefined> {
+  async function managing(uid: string, documentId: string, locale?: string): Promise<Managing | undefined> {
+    let first: Managing | undefined;
     for (const connection of getService(strapi, 'mapping').fittingConnections()) {
-      const resource = await inConnection(connection, () => managingResourceHere(uid, documentId));
-      if (resource) return { resource, connection };
+      const found = await inConnection(connection, async () => {
+        const resource = await managingResourceHere(uid, documentId);
+        if (!resource) return undefined;
+        const writes = locale === undefined || (await writtenLocaleOf(resource)) === locale;
+        return { managing: { resource, connection }, writes };
+      });
+      if (found?.writes) return found.managing;
+      first ??= found?.managing;
     }
-    return undefined;
+    return first;
   }
+
+  /** The locale the connection in scope writes `resource` in; none in a type without i18n. */
+  const writtenLocaleOf = async (resource: Resource) =>
+    (await getService(strapi, 'locales').scopeOf(resource)).locale;
 
   async function managingResourceHere(uid: string, documentId: string): Promise<Resource | undefined> {
     const mapping = getService(strapi, 'mapping');
@@ -179,9 +192,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   return {
-    /** The connection whose publisher wrote the document stored in `uid`, if one did. */
-    async connectionOf(uid: string, documentId: string): Promise<Connection | undefined> {
-      return (await managing(uid, documentId))?.connection;
+    /** The connection whose publisher wrote the document stored in `uid` (in `locale`), if one did. */
+    async connectionOf(uid: string, documentId: string, locale?: string): Promise<Connection | undefined> {
+      return (await managing(uid, documentId, locale))?.connection;
     },
 
     /** The locale the panel shows of the entry: the one asked for, else the one the plugin writes it in. */
@@ -190,7 +203,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const found = await managing(uid, documentId);
       if (!found) return undefined;
       const { resource, connection } = found;
-      return (await inConnection(connection, () => getService(strapi, 'locales').scopeOf(resource))).locale;
+      return inConnection(connection, () => writtenLocaleOf(resource));
     },
 
     /**
@@ -204,7 +217,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       locale: string | undefined,
       access: ContentAccess
     ): Promise<ManagedEntryPanel> {
-      const found = await managing(uid, documentId);
+      const found = await managing(uid, documentId, locale);
       if (!found) return { managed: false };
       const { resource, connection } = found;
       const at: LocaleScope = locale ? { locale } : {};

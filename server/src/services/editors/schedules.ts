@@ -100,7 +100,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    * while it is still due: the one instance whose UPDATE changed the row publishes, or reports.
    */
   async function publishDue(row: DuePublish) {
-    const connection = await getService(strapi, 'managed-entries').connectionOf(row.uid, row.documentId);
+    const connection = await getService(strapi, 'managed-entries').connectionOf(
+      row.uid,
+      row.documentId,
+      row.locale || undefined
+    );
     return connection ? inConnection(connection, () => publishDueHere(row)) : publishDueHere(row);
   }
 

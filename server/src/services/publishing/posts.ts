@@ -1,7 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import type { PostCreate, PostUpdate } from '../../contract/schemas';
 import { ContractError } from '../../contract/errors';
-import type { Resource } from '../../resources';
 import { toSlug } from '../../utils/slug';
 import type { LocaleScope } from '../site/locales';
 import { sourceKey } from './identities';
@@ -9,11 +8,17 @@ import type { Transaction } from '../delivery/transactions';
 import type { EditorChangeDecision, EntityResult, MediaMap, WriteResult } from '../types';
 import type { VersionState } from '../editors/versions';
 import type { DocumentEntry } from '../../database/documents';
-import { getService } from '../../plugin';
+import { getService, pluginConfig } from '../../plugin';
 import { documentsOf } from '../../database/documents';
 import type { Timing } from '../../contract/scheduling';
 import type { Fingerprints } from '../../mapping/fingerprints';
 import type { ManagedEntry } from '../editors/fingerprints';
+import { localizationsRegistryOf, type Resource } from '../../resources';
+
+/** Where a post joins the document other connections made for its source_id (see localizationLink). */
+type LocalizationLink =
+  | { registry: string; key: string; documentId?: string; note?: never }
+  | { note: string; registry?: never; key?: never; documentId?: never };
 
 /**
  * Posts as the contract sees them (section 2.1, states in section 3): `publish` means the
@@ -200,25 +205,76 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return { state, publish: wanted && !held, unpublish, waiting, held };
   }
 
-  async function createNew(transaction: Transaction, at: LocaleScope, input: PostCreate, media: MediaMap) {
+  /**
+   * With `linkLocalizations` on, in a type with i18n: the registry the connections share for this
+   * post's source_id, and the document another connection made for it, which this post joins as
+   * its localization in this connection's locale. A document that has this locale already (an
+   * editor's translation, or a connection of the same locale) stays as it is: the post is then a
+   * document of its own, and `note` says why.
+   */
+  async function localizationLink(
+    { trx }: Transaction,
+    sourceId: string | undefined,
+    at: LocaleScope
+  ): Promise<LocalizationLink | undefined> {
+    if (!sourceId || !at.locale || !pluginConfig(strapi).linkLocalizations) return undefined;
+    const { uid } = resource();
+    const registry = localizationsRegistryOf(resource());
+    const key = sourceKey(sourceId);
+    const documentId = await identities().findLive(trx, registry, uid, [key]);
+    if (!documentId) return { registry, key };
+    if (!(await identities().lockDocument(trx, uid, documentId, at))) return { registry, key, documentId };
+    return {
+      note: `source_id "${sourceId}" names document ${documentId}, which already has a "${at.locale}" localization the plugin did not write for this connection; it stays as it is, and this post is a document of its own.`,
+    };
+  }
+
+  /** The post's first version in its locale: a new document, or a new localization of `link`'s. */
+  async function writeFirstVersion(
+    at: LocaleScope,
+    data: Record<string, unknown>,
+    publish: boolean,
+    link?: LocalizationLink
+  ) {
+    const status = publish ? { status: 'published' as const } : {};
+    if (!link?.documentId) return posts().create({ ...at, data, ...status });
+    // Strapi's update of a locale the document lacks creates it, with the document's non-localized values.
+    const localization = await posts().update({ documentId: link.documentId, ...at, data, ...status });
+    if (!localization)
+      throw new Error(`${resource().uid} ${link.documentId} vanished while its rows were locked`);
+    return localization;
+  }
+
+  async function createNew(
+    transaction: Transaction,
+    at: LocaleScope,
+    input: PostCreate,
+    media: MediaMap,
+    link?: LocalizationLink
+  ) {
     const { registry, uid, slugField } = resource();
     const written = await fields().toData(transaction, resource(), input, media);
     const { data, notes } = written;
+    if (link?.note) notes.push(link.note);
     const timing = schedules().timing(resource(), input, null);
     const status = timing ? timing.status : input.status;
     const slug = slugField
       ? await identities().freeSlug(transaction.trx, registry, uid, slugField, toSlug(input.title, registry))
       : undefined;
-    const post = await posts().create({
-      ...at,
-      data: slugField ? { ...data, [slugField]: slug } : data,
-      ...(status === 'publish' ? { status: 'published' } : {}),
-    });
+    const post = await writeFirstVersion(
+      at,
+      slugField ? { ...data, [slugField]: slug } : data,
+      status === 'publish',
+      link
+    );
     const keys = [
       ...(slug ? [`slug:${slug}`] : []),
       ...(input.source_id ? [sourceKey(input.source_id)] : []),
     ];
     await identities().claimDocument(transaction.trx, registry, keys, post.documentId);
+    // The first connection to publish the source_id names the document for the others.
+    if (link?.key && !link.documentId)
+      await identities().claim(transaction.trx, link.registry, link.key, post.documentId);
     const scheduled = await recordEntry(
       transaction,
       post.documentId,
@@ -257,7 +313,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
             );
             if (known) return applyUpdate(transaction, known, at, input, media);
           }
-          return createNew(transaction, at, input, media);
+          return createNew(
+            transaction,
+            at,
+            input,
+            media,
+            await localizationLink(transaction, input.source_id, at)
+          );
         }
       );
       return getService(strapi, 'entities').withDraftPreview(resource(), result, at);
