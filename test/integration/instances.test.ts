@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Reply } from '../helpers/site';
+import { PREFIX, type Reply } from '../helpers/site';
 import { createTestDatabase, testDatabaseClient, type TestDatabase } from '../helpers/databases';
 import { startInstance, type Instance } from '../helpers/instances';
 import { recordTally, serverErrorsIn } from '../helpers/tally';
@@ -21,6 +21,16 @@ const CONVERGENCE_LIMIT_MS = 10_000;
 const unique = () => randomBytes(4).toString('hex');
 const caseVariant = (name: string, index: number) =>
   [name, name.toLowerCase(), name.toUpperCase()][index % 3];
+
+/** Every reply a 200, all naming one id: returns it. */
+function expectAllOkWithOneId(replies: Reply[]) {
+  expect(replies.filter((reply) => reply.status !== 200).map((reply) => [reply.status, reply.body])).toEqual(
+    []
+  );
+  const ids = new Set(replies.map((reply) => reply.body.id));
+  expect(ids.size).toBe(1);
+  return [...ids][0];
+}
 
 describeOnServers(
   "two instances on one database (PostgreSQL and MariaDB only, SQLite is one process's file: run with npm run test:postgres or test:mariadb)",
@@ -66,15 +76,6 @@ describeOnServers(
           throw new Error(`the instances still disagree after ${CONVERGENCE_LIMIT_MS} ms: ${results}`);
         await sleep(200);
       }
-    }
-
-    function expectAllOkWithOneId(replies: Reply[]) {
-      expect(
-        replies.filter((reply) => reply.status !== 200).map((reply) => [reply.status, reply.body])
-      ).toEqual([]);
-      const ids = new Set(replies.map((reply) => reply.body.id));
-      expect(ids.size).toBe(1);
-      return [...ids][0];
     }
 
     test(`${PARALLEL} publishes of one new source_id, alternating between the instances, make one post`, async () => {
@@ -215,6 +216,114 @@ describeOnServers(
           instance.send('POST', '/handshake', {}, { key: previous }),
         ]);
         return withNew.status === 200 && withOld.status === 401;
+      });
+    });
+  }
+);
+
+describeOnServers(
+  'two instances, each with two connections (en, fr) whose keys come from the environment',
+  () => {
+    const KEYS = {
+      en: `pb_en_${unique()}_0123456789abcdef0123456789`,
+      fr: `pb_fr_${unique()}_0123456789abcdef0123456789`,
+    };
+    let database: TestDatabase;
+    let a: Instance;
+    let b: Instance;
+
+    beforeAll(async () => {
+      database = await createTestDatabase();
+      const env = {
+        ...database.env,
+        PUBLISH_BRIDGE_CONTENT_TYPES: 'site',
+        PUBLISH_BRIDGE_CONNECTIONS: JSON.stringify({ en: {}, fr: {} }),
+        PUBLISH_BRIDGE_API_KEY_EN: KEYS.en,
+        PUBLISH_BRIDGE_API_KEY_FR: KEYS.fr,
+      };
+      // One after the other: the first creates the schema.
+      a = await startInstance(env);
+      b = await startInstance(env);
+    });
+    afterAll(async () => {
+      await Promise.all([a?.stop(), b?.stop()]);
+      await database?.drop();
+    });
+
+    const post = (index: number, sourceId: string) => ({
+      title: `Connections ${index}`,
+      content: '<p>x</p>',
+      status: 'publish',
+      source_id: sourceId,
+    });
+
+    test(`${PARALLEL} publishes of one new source_id on fr, alternating, make one post; the same source_id on en makes another`, async () => {
+      const prefix = `conn-${unique()}-`;
+      const sourceId = `${prefix}0`;
+      const fr = await Promise.all(
+        Array.from({ length: PARALLEL }, (_, index) =>
+          (index % 2 ? b : a).send('POST', '/fr/posts', post(index, sourceId), { key: KEYS.fr })
+        )
+      );
+      const frId = expectAllOkWithOneId(fr);
+      const [afterFr] = await b.call<Array<Array<{ documentId: string }>>>('postsBySourceId', prefix, 1);
+      recordTally({
+        test: 'two instances, two connections: posts by source_id',
+        requests: PARALLEL,
+        duplicates: afterFr.length - 1,
+        serverErrors: serverErrorsIn(fr),
+      });
+      expect(afterFr.map((document) => document.documentId)).toEqual([frId]);
+
+      const en = await Promise.all(
+        [a, b].map((instance) => instance.send('POST', '/en/posts', post(0, sourceId), { key: KEYS.en }))
+      );
+      const enId = expectAllOkWithOneId(en);
+      expect(enId).not.toBe(frId);
+      const [afterEn] = await a.call<Array<Array<{ documentId: string }>>>('postsBySourceId', prefix, 1);
+      expect(afterEn.map((document) => document.documentId).sort()).toEqual([frId, enId].sort());
+    });
+
+    test("en's key is refused (401) at fr's base URL on both instances, and fr's at en's", async () => {
+      for (const instance of [a, b]) {
+        const replies = await Promise.all([
+          instance.send('POST', '/fr/handshake', {}, { key: KEYS.en }),
+          instance.send('POST', '/fr/posts', post(0, `refused-${unique()}`), { key: KEYS.en }),
+          instance.send('POST', '/en/handshake', {}, { key: KEYS.fr }),
+        ]);
+        expect(replies.map((reply) => [reply.status, typeof reply.body.error])).toEqual([
+          [401, 'string'],
+          [401, 'string'],
+          [401, 'string'],
+        ]);
+      }
+    });
+
+    test('every activity row either instance wrote names the connection whose base URL the request came to', async () => {
+      await Promise.all([a, b].map((instance) => instance.call('pluginService', 'activity-writer', 'flush')));
+      const rows = await a.call<
+        Array<{
+          connection: string | null;
+          path: string;
+          refusal: string | null;
+          outcome: string;
+          count: number | null;
+        }>
+      >('query', 'plugin::publish-bridge.activity-entry', 'findMany', {});
+      expect(rows.filter((row) => !row.path.startsWith(`${PREFIX}/${row.connection}/`))).toEqual([]);
+      // Refusals are counted per minute, reason and address (the row keeps the first one's path).
+      const tally: Record<string, number> = {};
+      for (const row of rows) {
+        const key = row.refusal
+          ? `${row.connection} ${row.refusal}`
+          : `${row.connection} ${row.path} ${row.outcome}`;
+        tally[key] = (tally[key] ?? 0) + (row.count ?? 1);
+      }
+      expect(tally).toEqual({
+        [`fr ${PREFIX}/fr/posts success`]: PARALLEL,
+        [`en ${PREFIX}/en/posts success`]: 2,
+        'fr wrong_key': 4,
+        'en wrong_key': 2,
       });
     });
   }
