@@ -4,10 +4,13 @@
  * runs it.
  *
  *   1. builds the plugin, then the example's admin panel when its inputs changed (as `npm run demo`),
- *   2. starts the example site (`strapi start`) on a free port with a fresh SQLite file,
- *   3. drives Debian's chromium with playwright-core through test/e2e/settings-page.js,
- *      saving a screenshot of every screen under test/artifacts/e2e/; a step fails on any page
- *      error, 5xx or console error it did not expect (EXPECTED_PAGE_ERRORS),
+ *   2. for each scenario (SCENARIOS), starts the example site (`strapi start`) on a free port with
+ *      a fresh SQLite file and the scenario's environment: a site with one connection, then one
+ *      with two (config `connections`),
+ *   3. drives Debian's chromium with playwright-core through the scenario's steps
+ *      (test/e2e/settings-page.js, test/e2e/connections-page.js), saving a screenshot of every
+ *      screen under test/artifacts/e2e/ (the second scenario's in a folder of its own); a step
+ *      fails on any page error, 5xx or console error it did not expect (EXPECTED_PAGE_ERRORS),
  *   4. prints `N passed, N failed` as its last line and exits non-zero on any failure.
  *
  * CHROMIUM (default /usr/bin/chromium) names another browser binary; E2E_HEADED=1 shows it.
@@ -36,13 +39,14 @@ const {
   freePort,
 } = require('./lib/example-site');
 const { settingsPageSteps } = require('../test/e2e/settings-page');
+const { connectionsPageSteps, CONNECTIONS_ENVIRONMENT } = require('../test/e2e/connections-page');
 const { startPlatformStub } = require('../test/e2e/platform-stub');
 
 const ARTIFACTS_DIR = path.join(ROOT, 'test', 'artifacts', 'e2e');
 const DOCS_SCREENSHOTS = process.argv.includes('--docs-screenshots');
 const DOCS_DIR = path.join(ROOT, 'docs', 'screenshots');
 /** The pictures the README shows; a docs run fails unless the steps took each of them. */
-const DOCS_NAMES = ['connection', 'activity', 'delivery-log', 'content-manager-panel'];
+const DOCS_NAMES = ['connection', 'connections', 'activity', 'delivery-log', 'content-manager-panel'];
 const DOCS_PORT = 1337;
 /** Space kept below a docs picture's last card: less than the gap before the next card. */
 const DOCS_BOTTOM_MARGIN = 16;
@@ -55,6 +59,20 @@ const BOOT_TIMEOUT_MS = 120_000;
 const EXPECTED_PAGE_ERRORS = [
   // The admin panel asks GitHub for Strapi's latest release; CI has no route to the internet.
   /^Failed to load resource: net::ERR_NAME_NOT_RESOLVED \(https:\/\/api\.github\.com\/repos\/strapi\/strapi\/releases\/latest\)$/,
+];
+/**
+ * Each on a site of its own (fresh database, the scenario's environment) and in a browser context
+ * of its own; `artifacts` is its screenshots' folder under ARTIFACTS_DIR.
+ * @type {{ name: string; artifacts: string; environment: NodeJS.ProcessEnv; steps: import('../test/e2e/helpers').Step[] }[]}
+ */
+const SCENARIOS = [
+  { name: 'one connection', artifacts: '', environment: {}, steps: settingsPageSteps },
+  {
+    name: 'two connections',
+    artifacts: 'two-connections',
+    environment: CONNECTIONS_ENVIRONMENT,
+    steps: connectionsPageSteps,
+  },
 ];
 const CHROMIUM_ARGS = [
   '--headless',
@@ -152,31 +170,30 @@ function portFree(port) {
   });
 }
 
-async function main() {
-  if (DOCS_SCREENSHOTS && !(await portFree(DOCS_PORT))) {
-    throw new ScriptError(
-      `Port ${DOCS_PORT} is in use (a demo?). The docs' screenshots show the site's address, so they are taken on ${DOCS_PORT}: stop what uses it and run again.`
-    );
-  }
-  const port = DOCS_SCREENSHOTS ? DOCS_PORT : await freePort();
+/**
+ * Runs a scenario's steps on a site of its own, in a browser context of its own, and adds its
+ * passed and failed steps to `results`.
+ * @param {(typeof SCENARIOS)[number]} scenario
+ * @param {{
+ *   browser: import('playwright-core').Browser;
+ *   port: number;
+ *   platform: Awaited<ReturnType<typeof startPlatformStub>>;
+ *   docsDraftDir: string | undefined;
+ *   results: { passed: number; failed: number };
+ * }} run
+ */
+async function runScenario(scenario, { browser, port, platform, docsDraftDir, results }) {
   const databaseFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pb-e2e-')), 'data.db');
-  const env = siteEnvironment({ port, databaseFile });
-  await ensureBuilds({ env, run, log: (message) => console.log(`[e2e] ${message}`) });
-  fs.rmSync(ARTIFACTS_DIR, { recursive: true, force: true });
-  fs.mkdirSync(ARTIFACTS_DIR, { recursive: true });
-  // Docs pictures wait here until every step passed, so a failed run leaves docs/ as it was.
-  const docsDraftDir = DOCS_SCREENSHOTS ? path.join(ARTIFACTS_DIR, 'docs') : undefined;
-  if (docsDraftDir) fs.mkdirSync(docsDraftDir, { recursive: true });
-
-  const platform = await startPlatformStub();
+  const env = { ...siteEnvironment({ port, databaseFile }), ...scenario.environment };
+  const artifactsDir = path.join(ARTIFACTS_DIR, scenario.artifacts);
+  fs.mkdirSync(artifactsDir, { recursive: true });
   let site;
-  let browser;
-  const results = { passed: 0, failed: 0 };
+  let context;
+  let failures = 0;
   try {
-    console.log('[e2e] Starting the example site...');
+    console.log(`[e2e] Starting the example site (${scenario.name})...`);
     site = await startSite(env);
-    browser = await launchBrowser();
-    const context = await browser.newContext({
+    context = await browser.newContext({
       viewport: { width: DOCS_SCREENSHOTS ? 1280 : 1440, height: 1900 },
     });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.baseUrl });
@@ -197,10 +214,10 @@ async function main() {
     /**
      * `docs` names the picture in docs/screenshots/ this screen also makes, in a docs run;
      * `docsUntil` the heading of the card the picture ends with (else it ends with the open tab).
-     * @type {import('../test/e2e/settings-page').StepContext['screenshot']}
+     * @type {import('../test/e2e/helpers').StepContext['screenshot']}
      */
     const screenshot = async (name, { docs, docsUntil } = {}) => {
-      const file = path.join(ARTIFACTS_DIR, `${name}.png`);
+      const file = path.join(artifactsDir, `${name}.png`);
       // Modals and toasts fade in: a picture mid-animation shows half-transparent layers.
       await page.waitForFunction(() =>
         document.getAnimations().every((animation) => animation.playState !== 'running')
@@ -250,11 +267,11 @@ async function main() {
       }
       return file;
     };
-    for (const [index, step] of settingsPageSteps.entries()) {
+    for (const [index, step] of scenario.steps.entries()) {
       const label = `${String(index + 1).padStart(2, '0')} ${step.name}`;
       // Each step starts where the last one left the page: after a failure the rest cannot run.
-      if (results.failed > 0) {
-        results.failed += 1;
+      if (failures > 0) {
+        failures += 1;
         console.log(`  - ${label} (not run: an earlier step failed)`);
         continue;
       }
@@ -269,7 +286,7 @@ async function main() {
         results.passed += 1;
         console.log(`  ✓ ${label}`);
       } catch (error) {
-        results.failed += 1;
+        failures += 1;
         const file = await screenshot(`failure-${String(index + 1).padStart(2, '0')}`).catch(() => undefined);
         const details = [
           error instanceof Error ? error.message : String(error),
@@ -280,10 +297,40 @@ async function main() {
       }
     }
   } finally {
-    await browser?.close();
+    results.failed += failures;
+    await context?.close();
     await site?.stop();
-    await platform.close();
     fs.rmSync(path.dirname(databaseFile), { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  if (DOCS_SCREENSHOTS && !(await portFree(DOCS_PORT))) {
+    throw new ScriptError(
+      `Port ${DOCS_PORT} is in use (a demo?). The docs' screenshots show the site's address, so they are taken on ${DOCS_PORT}: stop what uses it and run again.`
+    );
+  }
+  // The scenarios' sites run one after the other, on the same port.
+  const port = DOCS_SCREENSHOTS ? DOCS_PORT : await freePort();
+  // Building opens no database.
+  const buildEnvironment = siteEnvironment({ port, databaseFile: '' });
+  await ensureBuilds({ env: buildEnvironment, run, log: (message) => console.log(`[e2e] ${message}`) });
+  fs.rmSync(ARTIFACTS_DIR, { recursive: true, force: true });
+  fs.mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  // Docs pictures wait here until every step passed, so a failed run leaves docs/ as it was.
+  const docsDraftDir = DOCS_SCREENSHOTS ? path.join(ARTIFACTS_DIR, 'docs') : undefined;
+  if (docsDraftDir) fs.mkdirSync(docsDraftDir, { recursive: true });
+
+  const platform = await startPlatformStub();
+  let browser;
+  const results = { passed: 0, failed: 0 };
+  try {
+    browser = await launchBrowser();
+    for (const scenario of SCENARIOS)
+      await runScenario(scenario, { browser, port, platform, docsDraftDir, results });
+  } finally {
+    await browser?.close();
+    await platform.close();
   }
   console.log(`[e2e] Screenshots in ${path.relative(ROOT, ARTIFACTS_DIR)}/`);
   if (docsDraftDir) {

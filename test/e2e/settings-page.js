@@ -1,6 +1,14 @@
 'use strict';
 
-const { createHmac } = require('node:crypto');
+const {
+  PREFIX,
+  check,
+  sendSigned,
+  refreshUntilVisible,
+  inViewport,
+  expectNotification,
+  registerAdminStep,
+} = require('./helpers');
 
 /**
  * The path a first-time user takes through Settings > Publish Bridge, one step per screen.
@@ -8,123 +16,18 @@ const { createHmac } = require('node:crypto');
  * `screenshot(name, { docs })` also makes docs/screenshots/<docs>.png, the README's picture of
  * that screen, when the run was asked for them (`npm run docs:screenshots`).
  */
-const PREFIX = '/api/publish-bridge';
 const KEY = 'pb_e2e_connection_key_5f0c2d9e8b7a6';
 /** The publisher's id of the post the browser test sends; the Content Manager's panel shows it. */
 const SOURCE_ID = 'e2e-source-1001';
-const ADMIN = {
-  firstname: 'Ada',
-  lastname: 'Admin',
-  email: 'ada@example.com',
-  password: 'E2e-Password-1234',
-};
 /** What a step leaves for the later ones. */
 /** @type {{ postId?: string; postEditPath?: string }} */
 const session = {};
 
-/**
- * What scripts/e2e.js hands each step: the browser page, the site, the platform stub, and
- * `screenshot`, which answers the file it wrote.
- * @typedef {{
- *   page: import('playwright-core').Page;
- *   baseUrl: string;
- *   platform: Awaited<ReturnType<typeof import('./platform-stub').startPlatformStub>>;
- *   screenshot: (name: string, options?: { docs?: string; docsUntil?: string }) => Promise<string>;
- * }} StepContext
- */
-/** @typedef {{ name: string; run(context: StepContext): Promise<void>; expectedPageErrors?: RegExp[] }} Step */
-
-/**
- * @param {unknown} condition
- * @param {string} message
- * @returns {asserts condition}
- */
-function check(condition, message) {
-  if (!condition) throw new Error(message);
-}
-
-/**
- * A request signed exactly as the publisher signs it (contract section 5). The body is the JSON
- * reply, `any`: each step reads the fields of the endpoint it called.
- * @param {string} baseUrl
- * @param {string} method
- * @param {string} path
- * @param {unknown} [body]
- * @param {{ key?: string }} [options]
- * @returns {Promise<{ status: number; body: any }>}
- */
-async function sendSigned(baseUrl, method, path, body, { key = KEY } = {}) {
-  const raw = body === undefined ? '' : JSON.stringify(body);
-  const timestamp = String(Date.now());
-  const signature = createHmac('sha256', key).update(`${timestamp}.`).update(raw).digest('hex');
-  const response = await fetch(`${baseUrl}${PREFIX}${path}`, {
-    method,
-    headers: {
-      ...(raw ? { 'Content-Type': 'application/json' } : {}),
-      'X-API-Key': key,
-      'X-Publisher-Timestamp': timestamp,
-      'X-Publisher-Signature': signature,
-    },
-    body: raw || undefined,
-  });
-  return { status: response.status, body: await response.json() };
-}
-
-/**
- * Log writes are batched after the answer, so a fresh entry can take a moment to show.
- * @param {import('playwright-core').Page} page
- * @param {import('playwright-core').Locator} locator
- */
-async function refreshUntilVisible(page, locator, attempts = 20) {
-  for (let attempt = 0; attempt < attempts; attempt += 1) {
-    if (await locator.first().isVisible()) return;
-    await page.getByRole('button', { name: 'Refresh' }).click();
-    await page.waitForTimeout(500);
-  }
-  await locator.first().waitFor({ state: 'visible', timeout: 1_000 });
-}
-
-/**
- * Whether the element is wholly inside the window, not merely rendered somewhere on the page.
- * @param {import('playwright-core').Locator} locator
- */
-async function inViewport(locator) {
-  return locator.evaluate((element) => {
-    const { top, bottom } = element.getBoundingClientRect();
-    return top >= 0 && bottom <= window.innerHeight;
-  });
-}
-
-/**
- * Waits for a toast, then closes it so it does not cover the next screenshots.
- * @param {import('playwright-core').Page} page
- * @param {string | RegExp} text
- */
-async function expectNotification(page, text) {
-  const message = page.getByRole('status').filter({ hasText: text }).first();
-  await message.waitFor();
-  // The close button sits beside the message, in the toast that holds both.
-  await message.locator('xpath=..').getByRole('button', { name: 'Close' }).click();
-  await message.waitFor({ state: 'hidden' });
-}
+/** @typedef {import('./helpers').Step} Step */
 
 /** @type {Step[]} */
 const settingsPageSteps = [
-  {
-    name: 'registers the first admin',
-    async run({ page, baseUrl, screenshot }) {
-      await page.goto(`${baseUrl}/admin`);
-      await page.waitForURL(/\/admin\/auth\/register-admin/);
-      for (const [name, value] of Object.entries(ADMIN))
-        await page.locator(`input[name="${name}"]`).fill(value);
-      await page.locator('input[name="confirmPassword"]').fill(ADMIN.password);
-      await screenshot('01-register-admin');
-      await page.getByRole('button', { name: "Let's start" }).click();
-      await page.waitForURL((url) => !url.pathname.includes('/auth/'));
-      await page.getByRole('link', { name: 'Settings', exact: true }).waitFor();
-      await screenshot('02-home');
-    },
-  },
+  registerAdminStep,
   {
     name: 'finds Settings > Publish Bridge',
     async run({ page, screenshot }) {
@@ -152,7 +55,7 @@ const settingsPageSteps = [
     name: 'pastes the connection key, turns a capability off and saves',
     async run({ page, baseUrl, screenshot }) {
       check(
-        (await sendSigned(baseUrl, 'POST', '/handshake', {})).status === 401,
+        (await sendSigned(baseUrl, 'POST', '/handshake', {}, { key: KEY })).status === 401,
         'a request passed before any key'
       );
       // The form checks with the server's schema, in its words, before anything is sent.
@@ -177,7 +80,7 @@ const settingsPageSteps = [
         'the key stays in the field after saving'
       );
       await page.getByText('Not confirmed', { exact: true }).waitFor({ state: 'hidden' });
-      const handshake = await sendSigned(baseUrl, 'POST', '/handshake', {});
+      const handshake = await sendSigned(baseUrl, 'POST', '/handshake', {}, { key: KEY });
       check(handshake.status === 200, `signed handshake answered ${handshake.status}`);
       check(!handshake.body.capabilities.includes('authors'), 'the handshake still declares "authors"');
       check(handshake.body.capabilities.includes('posts.delete'), 'the handshake lost "posts.delete"');
@@ -197,12 +100,18 @@ const settingsPageSteps = [
   {
     name: 'shows a signed request from the test in the activity log',
     async run({ page, baseUrl, screenshot }) {
-      const created = await sendSigned(baseUrl, 'POST', '/posts', {
-        title: 'Hello from the publisher',
-        content: '<p>Sent by the browser test.</p>',
-        status: 'publish',
-        source_id: SOURCE_ID,
-      });
+      const created = await sendSigned(
+        baseUrl,
+        'POST',
+        '/posts',
+        {
+          title: 'Hello from the publisher',
+          content: '<p>Sent by the browser test.</p>',
+          status: 'publish',
+          source_id: SOURCE_ID,
+        },
+        { key: KEY }
+      );
       check(created.status === 200, `signed POST /posts answered ${created.status}`);
       session.postId = created.body.id;
       const refused = await sendSigned(
@@ -361,9 +270,15 @@ const settingsPageSteps = [
       );
       await page.getByRole('button', { name: 'Save' }).click();
       check((await saved).ok(), "the Content Manager saved the editor's title");
-      const updated = await sendSigned(baseUrl, 'PUT', `/posts/${postId}`, {
-        title: 'Updated by the publisher',
-      });
+      const updated = await sendSigned(
+        baseUrl,
+        'PUT',
+        `/posts/${postId}`,
+        {
+          title: 'Updated by the publisher',
+        },
+        { key: KEY }
+      );
       check(updated.status === 200, `signed PUT answered ${updated.status}`);
 
       await page.goto(editView);

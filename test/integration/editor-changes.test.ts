@@ -272,7 +272,6 @@ describe(`editor changes on ${db}`, () => {
     expect(panel.status).toBe(200);
     expect(panel.body.data).toEqual({
       managed: true,
-      connection: 'default',
       sourceId: expect.stringMatching(/^editor-changes-/),
       lastDelivery: expect.objectContaining({ action: 'posts.update', outcome: 'success', entityId: id }),
       changedByEditors: ['excerpt', 'reading_time'],

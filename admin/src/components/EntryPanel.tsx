@@ -77,9 +77,17 @@ export const EntryPanel = ({ model, collectionType, documentId, document }: Pane
   };
 };
 
-/** Where the entry came from: its source id and the link the platform was answered, when known. */
+/**
+ * Where the entry came from: its connection on a site with several, its source id and the link the
+ * platform was answered, when known.
+ */
 const Origin = ({ entry, text }: { entry: ManagedEntry; text: Translate }) => (
   <>
+    {entry.connection ? (
+      <Detail label={text('panel.connection', 'Connection')}>
+        <Typography variant="pi">{entry.connection}</Typography>
+      </Detail>
+    ) : null}
     {entry.sourceId ? (
       <Detail label={text('panel.sourceId', 'Source id')}>
         <Typography variant="pi">{entry.sourceId}</Typography>

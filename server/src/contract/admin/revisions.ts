@@ -41,8 +41,8 @@ export type ManagedEntryPanel =
   | { managed: false }
   | {
       managed: true;
-      /** The connection (config `connections`) whose publisher wrote the entry; `default` on a site with one. */
-      connection: string;
+      /** The connection (config `connections`) whose publisher wrote the entry; absent on a site with one. */
+      connection?: string;
       /** The publisher's source_id for a post, when the registry holds it as sent. */
       sourceId?: string;
       lastDelivery?: ActivityItem;

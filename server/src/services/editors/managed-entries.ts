@@ -221,9 +221,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       if (!found) return { managed: false };
       const { resource, connection } = found;
       const at: LocaleScope = locale ? { locale } : {};
+      // A site with one connection has nothing to tell apart: its panel names none.
+      const several = getService(strapi, 'connections').list().length > 1;
       return inConnection(connection, async () => ({
         ...(await managedPanel(uid, resource, documentId, at, access)),
-        connection: connection.name,
+        ...(several ? { connection: connection.name } : {}),
       }));
     },
   };
