@@ -47,14 +47,15 @@ export type { ResourceKind };
 const REGISTRY_NAME_LENGTH = 64;
 
 /**
- * The registry every connection with `linkLocalizations` shares for a type's source ids: a key
- * names the document whose localizations the connections write. Named by the type, not the
- * resource, so connections that store posts in different types never share a document; a uid too
- * long for the column is named by its digest ("#" occurs in no uid, so the two forms never meet).
+ * A registry every connection shares for one content type, where its own registries keep them
+ * apart: `l10n` names the document a source_id's localizations join (linkLocalizations), `slugs`
+ * guards the type's slugs. Named by the type, not the resource, so connections that store posts
+ * in different types never meet; a uid too long for the column is named by its digest ("#"
+ * occurs in no uid, so the two forms never meet either).
  */
-export function localizationsRegistryOf({ uid }: Resource): string {
-  const name = `l10n:${uid}`;
+export function sharedRegistryOf(purpose: 'l10n' | 'slugs', uid: string): string {
+  const name = `${purpose}:${uid}`;
   return name.length <= REGISTRY_NAME_LENGTH
     ? name
-    : `l10n#${createHash('sha256').update(uid).digest('hex').slice(0, 40)}`;
+    : `${purpose}#${createHash('sha256').update(uid).digest('hex').slice(0, 40)}`;
 }

@@ -155,13 +155,13 @@ export function identityRegistry(strapi: Core.Strapi) {
     },
 
     /**
-     * Of `slugs`, those an entry of `uid` uses in `slugField`, and of `keys`, those the registry
-     * holds: one query on both tables, every lookup through an index. MySQL and MariaDB answer
+     * Of `slugs`, those an entry of `uid` uses in `slugField`, and of `keys`, those any of
+     * `registryNames` holds: one query on both tables, every lookup through an index. MySQL and MariaDB answer
      * in the case they stored, which their collation does not tell apart.
      */
     async usedSlugsAndKeys(
       trx: Trx,
-      registryName: string,
+      registryNames: string[],
       uid: string,
       slugField: string,
       slugs: string[],
@@ -171,9 +171,9 @@ export function identityRegistry(strapi: Core.Strapi) {
       const registry = identities();
       const mysql = strapi.db.dialect.client === 'mysql';
       const usedSlugs = valuesIn(knex(), mysql, table.name, table.column(slugField), slugs);
-      const usedKeys = valuesIn(knex(), mysql, registry.name, registry.column('naturalKey'), keys).where(
+      const usedKeys = valuesIn(knex(), mysql, registry.name, registry.column('naturalKey'), keys).whereIn(
         registry.column('resource'),
-        registryName
+        registryNames
       );
       const rows: Array<{ value: string }> = await usedSlugs.unionAll(usedKeys).transacting(trx);
       return rows.map((row) => String(row.value));

@@ -108,6 +108,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         await getService(strapi, 'revisions').keepBeforeDelete(resource, documentId, at);
         await documentsOf(strapi, resource.uid).delete({ documentId, ...at });
         await getService(strapi, 'identities').forgetTarget(transaction.trx, resource.registry, documentId);
+        await getService(strapi, 'identities').forgetSlugs(transaction.trx, resource.uid, documentId);
         // The entry's managed-entry row goes, and with it a publish that waited for the entry's date.
         await getService(strapi, 'fingerprints').forget(transaction.trx, resource, documentId, at);
         return { id: documentId, deleted: true as const };

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
 import { identityRegistry, type RowLock } from '../../database/identity-registry';
 import type { Trx } from '../../database/knex';
+import { getService } from '../../plugin';
+import { sharedRegistryOf } from '../../resources';
 
 /** The natural_key column is a varchar(255). */
 const KEY_COLUMN_MAX = 255;
@@ -59,6 +61,15 @@ export function storedKey(key: string): string {
 // Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const registry = identityRegistry(strapi);
+
+  /**
+   * A slug is the type's, not a connection's. Each connection keeps its keys in registries of its
+   * own, so on a site with several the slugs are also claimed in one registry they all share per
+   * type: two connections picking one slug at once then meet at its unique index, as two requests
+   * of one connection meet in its own registry. One connection needs none.
+   */
+  const slugGuardsOf = (uid: string): string[] =>
+    getService(strapi, 'connections').list().length > 1 ? [sharedRegistryOf('slugs', uid)] : [];
 
   const normalise = (value: string) => value.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
 
@@ -187,6 +198,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * `slug:<slug>` once the entry exists, so a concurrent request that picked the same slug
      * loses at the unique index and is retried.
      */
+    /** Claims `slug`, taken by `target`, where every connection's freeSlug sees it (see slugGuardsOf). */
+    async claimSlug(trx: Trx, uid: string, slug: string, target: string) {
+      for (const guard of slugGuardsOf(uid)) await this.claim(trx, guard, `slug:${slug}`, target);
+    },
+
+    /** Frees the slugs `target` held for every connection: it is deleted (or one of its locales, whose slug its column no longer holds). */
+    async forgetSlugs(trx: Trx, uid: string, target: string) {
+      for (const guard of slugGuardsOf(uid)) await this.forgetTarget(trx, guard, target);
+    },
+
     async freeSlug(
       trx: Trx,
       registryName: string,
@@ -204,7 +225,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           first + index === 1 ? base : `${stem}-${first + index}`
         );
         const keys = candidates.map((candidate) => storedKey(`slug:${candidate}`));
-        const values = await registry.usedSlugsAndKeys(trx, registryName, uid, slugField, candidates, keys);
+        const values = await registry.usedSlugsAndKeys(
+          trx,
+          [registryName, ...slugGuardsOf(uid)],
+          uid,
+          slugField,
+          candidates,
+          keys
+        );
         // Lower case: MySQL and MariaDB compare (and index) "Post-2" and "post-2" as the same value.
         const used = new Set(values.map((value) => value.toLowerCase()));
         const free = candidates.find(

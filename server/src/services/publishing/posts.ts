@@ -13,7 +13,7 @@ import { documentsOf } from '../../database/documents';
 import type { Timing } from '../../contract/scheduling';
 import type { Fingerprints } from '../../mapping/fingerprints';
 import type { ManagedEntry } from '../editors/fingerprints';
-import { localizationsRegistryOf, type Resource } from '../../resources';
+import { sharedRegistryOf, type Resource } from '../../resources';
 
 /** Where a post joins the document other connections made for its source_id (see localizationLink). */
 type LocalizationLink =
@@ -219,7 +219,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   ): Promise<LocalizationLink | undefined> {
     if (!sourceId || !at.locale || !pluginConfig(strapi).linkLocalizations) return undefined;
     const { uid } = resource();
-    const registry = localizationsRegistryOf(resource());
+    const registry = sharedRegistryOf('l10n', uid);
     const key = sourceKey(sourceId);
     const documentId = await identities().findLive(trx, registry, uid, [key]);
     if (!documentId) return { registry, key };
@@ -272,6 +272,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       ...(input.source_id ? [sourceKey(input.source_id)] : []),
     ];
     await identities().claimDocument(transaction.trx, registry, keys, post.documentId);
+    if (slug) await identities().claimSlug(transaction.trx, uid, slug, post.documentId);
     // The first connection to publish the source_id names the document for the others.
     if (link?.key && !link.documentId)
       await identities().claim(transaction.trx, link.registry, link.key, post.documentId);

@@ -107,6 +107,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       });
       const claims = new Set([...sourceKeys, nameKey, ...(freeSlug ? [`slug:${freeSlug}`] : [])]);
       await registry.claimAll(trx, registryName, [...claims], created.documentId);
+      if (freeSlug) await registry.claimSlug(trx, uid, freeSlug, created.documentId);
       return created.documentId;
     },
 
