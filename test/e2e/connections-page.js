@@ -157,6 +157,11 @@ const connectionsPageSteps = [
       await refreshUntilVisible(page, frPost);
       await refreshUntilVisible(page, enPost);
       session.frPostEditPath = (await frPost.getAttribute('href')) ?? undefined;
+      // Each row names its connection in the table, so the log reads without opening a row.
+      const rowOf = (/** @type {string} */ title) =>
+        page.locator('tbody tr').filter({ has: page.getByRole('link', { name: title }) });
+      await rowOf(POSTS.en.title).getByText('Connection en', { exact: true }).waitFor();
+      await rowOf(POSTS.fr.title).getByText('Connection fr', { exact: true }).waitFor();
 
       await page.getByRole('button', { name: 'Filters' }).click();
       await page.getByRole('combobox', { name: 'Select field' }).click();

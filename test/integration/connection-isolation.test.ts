@@ -119,35 +119,30 @@ describe("a slug is the type's, whichever connection takes it", () => {
     PUBLISH_BRIDGE_API_KEY_EN: KEYS.en,
     PUBLISH_BRIDGE_API_KEY_FR: KEYS.fr,
   });
-  const both = <Reply>(request: (name: Name) => Promise<Reply>) =>
-    Promise.all((['en', 'fr'] as const).map(request));
-  const slugOf = async (uid: string, documentId: string) =>
-    (await documentsOf(site.strapi, uid).findOne({ documentId, fields: ['slug'] }))?.slug;
+  const publish = (name: Name, title: string) =>
+    site.send(
+      'POST',
+      `/${name}/posts`,
+      { title, content: '<p>x</p>', status: 'publish' },
+      { key: KEYS[name] }
+    );
+  const slugOf = async (documentId: string) =>
+    (await documentsOf(site.strapi, UIDS.post).findOne({ documentId, fields: ['slug'] }))?.slug;
 
   // Each connection keeps its keys apart, so only a registry both share stops two of them taking
   // one slug at once (PostgreSQL and MariaDB race; SQLite runs one write at a time).
   test('two connections publishing one title at once get two slugs, and both posts stay updatable', async () => {
     for (let round = 0; round < 5; round++) {
-      const title = `One title ${round}`;
-      const created = await both((name) =>
-        site.send(
-          'POST',
-          `/${name}/posts`,
-          { title, content: '<p>x</p>', status: 'publish' },
-          { key: KEYS[name] }
-        )
-      );
-      expect(created.map((reply) => reply.status)).toEqual([200, 200]);
-      const slugs = await Promise.all(created.map((reply) => slugOf(UIDS.post, reply.body.id)));
-      expect(new Set(slugs).size).toBe(2);
-      const updated = await both((name) =>
-        site.send(
-          'PUT',
-          `/${name}/posts/${created[name === 'en' ? 0 : 1].body.id}`,
-          { excerpt: 'Updated' },
-          { key: KEYS[name] }
-        )
-      );
+      const [en, fr] = await Promise.all([
+        publish('en', `One title ${round}`),
+        publish('fr', `One title ${round}`),
+      ]);
+      expect([en.status, fr.status]).toEqual([200, 200]);
+      expect(new Set([await slugOf(en.body.id), await slugOf(fr.body.id)]).size).toBe(2);
+      const updated = await Promise.all([
+        site.send('PUT', `/en/posts/${en.body.id}`, { excerpt: 'Updated' }, { key: KEYS.en }),
+        site.send('PUT', `/fr/posts/${fr.body.id}`, { excerpt: 'Updated' }, { key: KEYS.fr }),
+      ]);
       expect(updated.map((reply) => [reply.status, reply.body.error])).toEqual([
         [200, undefined],
         [200, undefined],
@@ -156,22 +151,11 @@ describe("a slug is the type's, whichever connection takes it", () => {
   });
 
   test('a slug a deleted post held is free again for either connection', async () => {
-    const first = await site.send(
-      'POST',
-      '/en/posts',
-      { title: 'Freed slug', content: '<p>x</p>', status: 'publish' },
-      { key: KEYS.en }
-    );
-    expect(await slugOf(UIDS.post, first.body.id)).toBe('freed-slug');
+    const first = await publish('en', 'Freed slug');
+    expect(await slugOf(first.body.id)).toBe('freed-slug');
     expect(
       (await site.send('DELETE', `/en/posts/${first.body.id}`, undefined, { key: KEYS.en })).status
     ).toBe(200);
-    const second = await site.send(
-      'POST',
-      '/fr/posts',
-      { title: 'Freed slug', content: '<p>x</p>', status: 'publish' },
-      { key: KEYS.fr }
-    );
-    expect(await slugOf(UIDS.post, second.body.id)).toBe('freed-slug');
+    expect(await slugOf((await publish('fr', 'Freed slug')).body.id)).toBe('freed-slug');
   });
 });

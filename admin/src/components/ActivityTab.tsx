@@ -36,6 +36,8 @@ export const ActivityTab = ({ prefix }: { prefix: string }) => {
 
   const t = (id: string, defaultMessage: string, values?: Record<string, string>) =>
     formatMessage({ id: getTranslation(id), defaultMessage }, values);
+  /** Rows of several connections: each names its own, as the paths alone do not tell them apart. */
+  const severalConnections = (data?.filterOptions.connection.length ?? 0) > 1;
   const operators = [
     {
       label: formatMessage({ id: 'components.FilterOptions.FILTER_TYPES.$eq', defaultMessage: 'is' }),
@@ -67,7 +69,7 @@ export const ActivityTab = ({ prefix }: { prefix: string }) => {
       options: (data?.filterOptions.action ?? []).map((action) => ({ label: action, value: action })),
     },
     // Only a site with several connections (config `connections`) has a choice to make.
-    ...((data?.filterOptions.connection.length ?? 0) > 1
+    ...(severalConnections
       ? [
           {
             name: 'connection',
@@ -137,6 +139,11 @@ export const ActivityTab = ({ prefix }: { prefix: string }) => {
           <Typography variant="pi" textColor="neutral600" style={{ whiteSpace: 'normal' }}>
             {requestText(item)}
           </Typography>
+          {severalConnections && (
+            <Typography variant="pi" textColor="neutral600">
+              {t('activity.connectionOf', 'Connection {name}', { name: item.connection ?? 'default' })}
+            </Typography>
+          )}
         </Flex>
       ),
     },
