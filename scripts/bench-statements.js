@@ -7,6 +7,7 @@
  *   --db postgres | mariadb                           a fresh database, as the bench makes it
  *   --items 5000                                      published items filled in before D (the bench's 100,000 take minutes)
  *   --requests 5                                      requests per side; the table shows the mean of each
+ *   --site-connections 2                              the site has that many connections (as the bench's option)
  *   --keep-database                                   leave the database in place, to EXPLAIN its statements
  *
  * The example site is booted as the bench boots it (scripts/bench/setup.js, `strapi start`), with
@@ -45,6 +46,7 @@ function parseArguments(argv) {
     db: /** @type {import('./lib/databases').Client} */ ('sqlite'),
     items: 5_000,
     requests: 5,
+    siteConnections: 1,
     keepDatabase: false,
   };
   for (let i = 0; i < argv.length; i += 1) {
@@ -58,6 +60,8 @@ function parseArguments(argv) {
     if (flag === '--db' && isClient(value)) options.db = value;
     else if ((flag === '--items' || flag === '--requests') && /^\d+$/.test(value))
       options[flag === '--items' ? 'items' : 'requests'] = Number(value);
+    else if (flag === '--site-connections' && /^[1-9]\d*$/.test(value))
+      options.siteConnections = Number(value);
     else
       throw new Error(
         `Unknown option or value: ${given} ${inline === undefined ? (value ?? '') : ''} (see the top of ${__filename}).`
@@ -145,7 +149,7 @@ function report(rows, { database, items }) {
 async function main() {
   const options = parseArguments(process.argv.slice(2));
   const database = await createDatabase(options.db, 'pb_bench');
-  const env = benchEnv(database.env, KEY);
+  const env = benchEnv(database.env, KEY, options.siteConnections);
   const stamp = `${process.pid}-${Date.now()}`;
   const resultFile = path.join(os.tmpdir(), `pb-statements-setup-${stamp}.json`);
   const statementsFile = path.join(os.tmpdir(), `pb-statements-${stamp}.jsonl`);

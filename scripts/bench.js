@@ -12,6 +12,9 @@
  *   --fill-first                               add them before anything else, so A to C also run on a big site
  *   --only A,C                                 run some scenarios only (F is the slowest; G alone takes ~30 s)
  *   --cpu-prof DIR                             start the server with node --cpu-prof, profile written to DIR
+ *   --site-connections 20                      the site has that many connections (config `connections`); the
+ *                                              plugin's requests go to `default`, which sets an option of its own,
+ *                                              so every request finds its connection and merges its options
  *   --check                                    exit 1 when a target is missed
  *   --keep-database                            leave the bench database in place, to inspect it afterwards
  *
@@ -160,6 +163,7 @@ function parseArguments(argv) {
     check: false,
     fillFirst: false,
     keepDatabase: false,
+    siteConnections: 1,
   };
   const numbers = /** @type {const} */ (['connections', 'rounds', 'seconds', 'warmup', 'items']);
   for (let i = 0; i < argv.length; i += 1) {
@@ -177,12 +181,15 @@ function parseArguments(argv) {
     else if (name === 'check') options.check = true;
     else if (name === 'fill-first') options.fillFirst = true;
     else if (name === 'keep-database') options.keepDatabase = true;
+    else if (name === 'site-connections') options.siteConnections = Number(value());
     else throw new BenchError(`Unknown option ${argv[i]} (see the comment at the top of scripts/bench.js).`);
   }
   for (const name of numbers) {
     if (!Number.isInteger(options[name]) || options[name] < 0)
       throw new BenchError(`--${name} must be a whole number.`);
   }
+  if (!Number.isInteger(options.siteConnections) || options.siteConnections < 1)
+    throw new BenchError('--site-connections must be a whole number of at least 1.');
   const unknown = options.only.filter((s) => !SCENARIOS.includes(s));
   if (unknown.length)
     throw new BenchError(`--only takes ${SCENARIOS.join(', ')}; not ${unknown.join(', ')}.`);
@@ -259,6 +266,7 @@ function report({ options, database, sides, memory, strangers, walk, ratios, fil
   lines.push('');
   lines.push(
     `Publish Bridge bench: ${database}, ${options.connections} connections, ${options.rounds} rounds x ${options.seconds} s per side, ` +
+      (options.siteConnections > 1 ? `a site of ${options.siteConnections} connections, ` : '') +
       `${fill.items.toLocaleString('en-US')} published items filled in ${fill.seconds.toFixed(1)} s`
   );
   lines.push(machine);
@@ -333,7 +341,7 @@ async function main() {
   const wants = (/** @type {string} */ scenario) => options.only.includes(scenario);
   const startedAt = Date.now();
   const database = await createDatabase(options.db, 'pb_bench');
-  const env = benchEnv(database.env, KEY);
+  const env = benchEnv(database.env, KEY, options.siteConnections);
   // Started and restarted by start() below; the cast keeps its type where closures assign it.
   let server = /** @type {import('./bench/server').Server | undefined} */ (undefined);
   /** The server started last: every scenario runs while it does. */

@@ -29,12 +29,16 @@ const SECRETS = {
 class BenchError extends Error {}
 
 /**
- * The example's environment for a bench server: production, no admin panel, the plugin with `key`.
+ * The example's environment for a bench server: production, no admin panel, the plugin with `key`
+ * on a site of `siteConnections` connections (--site-connections: `default`, at the prefix with
+ * `key`, sets an option of its own, so each request finds its connection and merges its options;
+ * `c2`… sit beside it; one is a site without `connections`).
  * @param {NodeJS.ProcessEnv} databaseEnv
  * @param {string} key
+ * @param {number} [siteConnections]
  * @returns {NodeJS.ProcessEnv}
  */
-const benchEnv = (databaseEnv, key) => ({
+const benchEnv = (databaseEnv, key, siteConnections = 1) => ({
   ...process.env,
   ...SECRETS,
   ...databaseEnv,
@@ -48,6 +52,16 @@ const benchEnv = (databaseEnv, key) => ({
   PUBLISH_BRIDGE_API_KEY: key,
   // I's image host listens on loopback, which the download guard refuses unless allowed.
   PUBLISH_BRIDGE_MEDIA_ALLOWED_HOSTS: '127.0.0.1',
+  ...(siteConnections > 1
+    ? {
+        PUBLISH_BRIDGE_CONNECTIONS: JSON.stringify({
+          default: { timezone: 'UTC' },
+          ...Object.fromEntries(
+            Array.from({ length: siteConnections - 1 }, (_, index) => [`c${index + 2}`, {}])
+          ),
+        }),
+      }
+    : {}),
 });
 
 /**

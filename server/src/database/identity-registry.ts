@@ -92,13 +92,13 @@ export function identityRegistry(strapi: Core.Strapi) {
     },
 
     /** Inserts every key for `target` in one statement: all of them, or the driver's unique violation. */
-    async insertKeys(trx: Trx, registryName: string, keys: string[], target: string) {
+    async insertKeys(trx: Trx, claims: Array<{ registryName: string; key: string }>, target: string) {
       const table = identities();
       const now = new Date();
       await knex()(table.name)
         .transacting(trx)
         .insert(
-          keys.map((key) => ({
+          claims.map(({ registryName, key }) => ({
             [table.column('resource')]: registryName,
             [table.column('naturalKey')]: key,
             [table.column('target')]: target,

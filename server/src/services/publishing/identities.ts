@@ -27,6 +27,9 @@ export const documentKey = (documentId: string) => `document:${documentId}`;
 /** The key of an entity the publisher gave a source_id (a post, a category): republishes find it by this. */
 export const SOURCE_KEY_PREFIX = 'source:';
 export const sourceKey = (sourceId: string) => `${SOURCE_KEY_PREFIX}${sourceId}`;
+/** The key of a slug an entity of the plugin's holds: a concurrent request that picked the same slug loses at the index. */
+const SLUG_KEY_PREFIX = 'slug:';
+export const slugKey = (slug: string) => `${SLUG_KEY_PREFIX}${slug}`;
 /**
  * Marks an editor's entry the registry knows only because the publisher referred to it by name
  * (a category named in a post): the plugin finds it, but did not create it, so it is not the
@@ -100,8 +103,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * Records the document under `keys`, or under its own `documentKey` when there are none: the
      * registry knows every document the plugin created, which tells them from the entries editors made.
      */
-    async claimDocument(trx: Trx, registryName: string, keys: string[], target: string) {
-      await this.claimAll(trx, registryName, keys.length > 0 ? keys : [documentKey(target)], target);
+    async claimDocument(trx: Trx, registryName: string, keys: string[], target: string, uid?: string) {
+      await this.claimAll(trx, registryName, keys.length > 0 ? keys : [documentKey(target)], target, uid);
     },
 
     /**
@@ -185,29 +188,40 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       return live;
     },
 
-    /** `claim` for several keys in one statement: all of them, or the unique violation. */
-    async claimAll(trx: Trx, registryName: string, keys: string[], target: string) {
+    /**
+     * `claim` for several keys in one statement: all of them, or the unique violation. With the
+     * type's `uid`, its slug keys are claimed for every connection as well (slugGuardsOf).
+     */
+    async claimAll(trx: Trx, registryName: string, keys: string[], target: string, uid?: string) {
       if (keys.length === 0) return;
-      await registry.insertKeys(trx, registryName, keys.map(storedKey), target);
+      const slugs = uid ? keys.filter((key) => key.startsWith(SLUG_KEY_PREFIX)) : [];
+      const guards = slugs.length > 0 ? slugGuardsOf(uid!) : [];
+      await registry.insertKeys(
+        trx,
+        [
+          ...keys.map((key) => ({ registryName, key: storedKey(key) })),
+          ...guards.flatMap((guard) => slugs.map((key) => ({ registryName: guard, key: storedKey(key) }))),
+        ],
+        target
+      );
     },
 
     /**
-     * The first of `base`, `base-2`, `base-3`... that no entry of `uid` uses and no identity
-     * claims: one query on both tables for the first candidates, each further one (a title many
-     * entries share) for twice as many, every lookup through an index. The caller claims
-     * `slug:<slug>` once the entry exists, so a concurrent request that picked the same slug
-     * loses at the unique index and is retried.
+     * Frees the slugs `target` held for every connection, as it (or one of its locales) is
+     * deleted; the slugs its other locales keep stay taken in their column.
      */
-    /** Claims `slug`, taken by `target`, where every connection's freeSlug sees it (see slugGuardsOf). */
-    async claimSlug(trx: Trx, uid: string, slug: string, target: string) {
-      for (const guard of slugGuardsOf(uid)) await this.claim(trx, guard, `slug:${slug}`, target);
-    },
-
-    /** Frees the slugs `target` held for every connection: it is deleted (or one of its locales, whose slug its column no longer holds). */
     async forgetSlugs(trx: Trx, uid: string, target: string) {
       for (const guard of slugGuardsOf(uid)) await this.forgetTarget(trx, guard, target);
     },
 
+    /**
+     * The first of `base`, `base-2`, `base-3`... that no entry of `uid` uses and no identity
+     * claims (in `registryName`, or for every connection): one query on both tables for the first
+     * candidates, each further one (a title many entries share) for twice as many, every lookup
+     * through an index. The caller claims `slugKey(slug)` with the type's uid once the entry
+     * exists, so a concurrent request that picked the same slug loses at the unique index and is
+     * retried.
+     */
     async freeSlug(
       trx: Trx,
       registryName: string,
@@ -224,7 +238,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const candidates = Array.from({ length: count }, (_, index) =>
           first + index === 1 ? base : `${stem}-${first + index}`
         );
-        const keys = candidates.map((candidate) => storedKey(`slug:${candidate}`));
+        const keys = candidates.map((candidate) => storedKey(slugKey(candidate)));
         const values = await registry.usedSlugsAndKeys(
           trx,
           [registryName, ...slugGuardsOf(uid)],

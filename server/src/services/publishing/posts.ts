@@ -3,7 +3,7 @@ import type { PostCreate, PostUpdate } from '../../contract/schemas';
 import { ContractError } from '../../contract/errors';
 import { toSlug } from '../../utils/slug';
 import type { LocaleScope } from '../site/locales';
-import { sourceKey } from './identities';
+import { slugKey, sourceKey } from './identities';
 import type { Transaction } from '../delivery/transactions';
 import type { EditorChangeDecision, EntityResult, MediaMap, WriteResult } from '../types';
 import type { VersionState } from '../editors/versions';
@@ -267,12 +267,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       status === 'publish',
       link
     );
-    const keys = [
-      ...(slug ? [`slug:${slug}`] : []),
-      ...(input.source_id ? [sourceKey(input.source_id)] : []),
-    ];
-    await identities().claimDocument(transaction.trx, registry, keys, post.documentId);
-    if (slug) await identities().claimSlug(transaction.trx, uid, slug, post.documentId);
+    const keys = [...(slug ? [slugKey(slug)] : []), ...(input.source_id ? [sourceKey(input.source_id)] : [])];
+    await identities().claimDocument(transaction.trx, registry, keys, post.documentId, uid);
     // The first connection to publish the source_id names the document for the others.
     if (link?.key && !link.documentId)
       await identities().claim(transaction.trx, link.registry, link.key, post.documentId);

@@ -10,7 +10,7 @@ import { documentsOf } from '../../database/documents';
 import { whereEqualsIgnoringCase } from '../../database/indexes';
 import { tableOf } from '../../database/tables';
 import type { Trx } from '../../database/knex';
-import { editorsEntryKey, sourceKey } from './identities';
+import { editorsEntryKey, slugKey, sourceKey } from './identities';
 
 /** Entities a post or product refers to by name; missing ones are created. */
 // Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
@@ -81,7 +81,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const registry = identities();
       const nameKey = this.nameKey(name);
       const sourceKeys = sourceId ? [sourceKey(sourceId)] : [];
-      const lookupKeys = [...sourceKeys, nameKey, ...(slug ? [`slug:${slug}`] : [])];
+      const lookupKeys = [...sourceKeys, nameKey, ...(slug ? [slugKey(slug)] : [])];
 
       // A shared lock: publishes that refer to the same category or author need not wait for each other.
       const known = await registry.findLive(trx, registryName, uid, lookupKeys, { shared: true });
@@ -105,9 +105,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         },
         status: 'published',
       });
-      const claims = new Set([...sourceKeys, nameKey, ...(freeSlug ? [`slug:${freeSlug}`] : [])]);
-      await registry.claimAll(trx, registryName, [...claims], created.documentId);
-      if (freeSlug) await registry.claimSlug(trx, uid, freeSlug, created.documentId);
+      const claims = new Set([...sourceKeys, nameKey, ...(freeSlug ? [slugKey(freeSlug)] : [])]);
+      await registry.claimAll(trx, registryName, [...claims], created.documentId, uid);
       return created.documentId;
     },
 
