@@ -12,6 +12,8 @@ const PB = 'plugin::publish-bridge';
 const KEPT_TYPES = ['post', 'blog-category', 'tag', 'author', 'identity', 'revision', 'managed-entry'].map(
   (name) => `${PB}.${name}`
 );
+/** Where the plugin remembers the roles' permissions, in Strapi's core store. */
+const MEMORY_KEY = 'plugin_publish-bridge_role-permissions';
 const LOG_READER_PERMISSIONS = [
   { action: `${PB}.logs.read`, subject: null, properties: {}, conditions: [] },
   {
@@ -41,6 +43,27 @@ async function counts(site: Instance): Promise<Record<string, number>> {
   const counted: Record<string, number> = {};
   for (const uid of KEPT_TYPES) counted[uid] = await site.call<number>('query', uid, 'count', {});
   return counted;
+}
+
+/** The actions the plugin remembers (its row in the core store) for one role. */
+async function rememberedActionsOf(site: Instance, roleId: number): Promise<string[]> {
+  const row = await site.call<{ value: string } | null>('query', 'strapi::core-store', 'findOne', {
+    where: { key: MEMORY_KEY },
+  });
+  const memory = JSON.parse(row?.value ?? '[]') as { action: string; role: number }[];
+  return memory
+    .filter((permission) => permission.role === roleId)
+    .map((permission) => permission.action)
+    .sort();
+}
+
+/** Waits until the plugin's memory of a role holds `actions`, as its watch writes it a moment after a change. */
+async function untilRemembered(site: Instance, roleId: number, actions: string[]) {
+  const giveUpAt = Date.now() + 10_000;
+  while (JSON.stringify(await rememberedActionsOf(site, roleId)) !== JSON.stringify(actions)) {
+    if (Date.now() > giveUpAt) throw new Error(`The plugin never remembered ${actions.join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 async function permissionsOf(site: Instance, roleId: number) {
@@ -117,8 +140,12 @@ test('a start without the plugin elsewhere on the database does not make a runni
   });
   await site.call('adminService', 'role', 'assignPermissions', role.id, LOG_READER_PERMISSIONS);
   const granted = await permissionsOf(site, role.id);
-  // Remembered a moment after the change, well before another instance's start below.
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  // Remembered a moment after the change, before another instance's start below.
+  await untilRemembered(
+    site,
+    role.id,
+    granted.map((permission) => permission.action)
+  );
   // What another instance's start without the plugin does to the shared database (Strapi's admin
   // deletes permissions on actions and types it does not know), seen by a running instance that
   // then saves a role: it must not remember the emptied state.
@@ -136,12 +163,13 @@ test('a start without the plugin elsewhere on the database does not make a runni
 });
 
 test("a tampered memory of the roles gives back only permissions on the plugin's own actions and types", async () => {
-  let site = await start();
+  // Tampered while the plugin is off (the example's template database was started with it), so
+  // nothing rewrites the memory before the next start with the plugin reads it.
+  let site = await start({ enabled: false });
   const role = await site.call<{ id: number; code: string }>('adminService', 'role', 'create', {
     name: 'Editor of nothing',
     description: 'Holds no permission',
   });
-  await new Promise((resolve) => setTimeout(resolve, 500));
   const entry = (action: string, subject: string | null, extra: object = {}) => ({
     action,
     actionParameters: {},
@@ -162,12 +190,11 @@ test("a tampered memory of the roles gives back only permissions on the plugin's
     'not a permission',
   ];
   const written = await site.call<{ count: number }>('query', 'strapi::core-store', 'updateMany', {
-    where: { key: 'plugin_publish-bridge_role-permissions' },
+    where: { key: MEMORY_KEY },
     data: { value: JSON.stringify(memory) },
   });
   expect(written.count).toBe(1);
 
-  await start({ enabled: false });
   site = await start();
   expect((await fetch(`${site.baseUrl}/api/authors`)).status).toBe(200);
   expect(await permissionsOf(site, role.id)).toEqual([
@@ -176,17 +203,15 @@ test("a tampered memory of the roles gives back only permissions on the plugin's
 });
 
 test('a row of the plugin in the core store that no longer parses never stops the site', async () => {
-  let site = await start();
-  // The roles' permissions are remembered once Strapi's start has given the Super Admin its own.
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  // The memory is read after a start without the plugin: corrupted during one (the example's
+  // template database was started with the plugin, which remembered the roles then).
+  let site = await start({ enabled: false });
   const corrupted = await site.call<{ count: number }>('query', 'strapi::core-store', 'updateMany', {
-    where: { key: 'plugin_publish-bridge_role-permissions' },
+    where: { key: MEMORY_KEY },
     data: { value: '{"cut off' },
   });
   expect(corrupted.count).toBe(1);
-  // Strapi's store reads a row that does not parse as an Invalid Date; the memory is read after a
-  // start without the plugin.
-  await start({ enabled: false });
+  // Strapi's store reads a row that does not parse as an Invalid Date.
   site = await start();
   expect((await fetch(`${site.baseUrl}/api/authors`)).status).toBe(200);
   expect((await site.send('POST', '/handshake', {})).status).toBe(200);
