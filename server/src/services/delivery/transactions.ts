@@ -2,7 +2,12 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Core } from '@strapi/strapi';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ContractError } from '../../contract/errors';
-import { isConnectionFailure, isLostConnection, isRetryableConflict } from '../../utils/database-errors';
+import {
+  isConnectionFailure,
+  isLockWaitExceeded,
+  isLostConnection,
+  isRetryableConflict,
+} from '../../utils/database-errors';
 import { getService, pluginConfig } from '../../plugin';
 import type { Trx } from '../../database/knex';
 import { limitLockWaits } from '../../database/lock-waits';
@@ -103,7 +108,24 @@ type AttemptState = {
   began: boolean;
   workEnded: boolean;
   endedUnderTheWork: boolean;
+  /** The first conflict or lock wait the database reported to a statement of the attempt. */
+  databaseRefusal?: unknown;
 };
+
+/**
+ * Why an attempt failed. A deadlock, a conflict or a lock wait the database reported to one of
+ * its statements is the cause, even when the work ended with another error: Strapi's update
+ * (@strapi/database entity-manager `update`) answers a failed write of relations by writing the
+ * row back as it read it, raw, and throws that write's error when it fails in turn, as it does
+ * after a deadlock: on MariaDB a syntax error (mysql2 reads a json column as an array, which knex
+ * expands into a list), on PostgreSQL "current transaction is aborted". The request answered 500
+ * where the deadlock is retried and the lock wait answers 503. An error of the plugin's own
+ * contract is never replaced: the work chose it.
+ */
+function causeOf(error: unknown, { databaseRefusal }: AttemptState): unknown {
+  if (databaseRefusal === undefined || error instanceof ContractError) return error;
+  return isRetryableConflict(error) || isLockWaitExceeded(error) ? error : databaseRefusal;
+}
 
 /** A write that failed because the database went away, as a 503 that says whether it may have been saved. */
 function databaseWentAway(
@@ -177,6 +199,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return strapi.db.transaction(async ({ trx }: Transaction) => {
       attemptState.began = true;
       failWhenCommitFails(trx);
+      trx.on('query-error', (error: unknown) => {
+        if (isRetryableConflict(error) || isLockWaitExceeded(error)) attemptState.databaseRefusal ??= error;
+      });
       const watch = watchConnection((await trx.client.acquireConnection()) as DriverConnection);
       attemptState.watch = watch;
       let restoreLockWaits = async () => {};
@@ -226,7 +251,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const attemptState: AttemptState = { began: false, workEnded: false, endedUnderTheWork: false };
         try {
           return await runAttempt(work, attemptState);
-        } catch (error) {
+        } catch (thrown) {
+          const error = causeOf(thrown, attemptState);
           // Checked after the rollback: the driver reports a dropped connection just after the query that hit it.
           const lostMidWork =
             !attemptState.workEnded &&
