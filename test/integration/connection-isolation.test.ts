@@ -159,3 +159,45 @@ describe("a slug is the type's, whichever connection takes it", () => {
     expect(await slugOf((await publish('fr', 'Freed slug')).body.id)).toBe('freed-slug');
   });
 });
+
+describe("a connection with adoptExistingEntries, and what another connection's publisher created", () => {
+  // No i18n (the plugin's types): both connections write the same rows, told apart by their registries only.
+  const site = useSite({
+    PUBLISH_BRIDGE_CONNECTIONS: JSON.stringify({ en: {}, fr: { adoptExistingEntries: true } }),
+    PUBLISH_BRIDGE_API_KEY_EN: KEYS.en,
+    PUBLISH_BRIDGE_API_KEY_FR: KEYS.fr,
+  });
+  const send = (name: Name, method: string, path: string, body?: object) =>
+    site.send(method, `/${name}${path}`, body, { key: KEYS[name] });
+
+  test("answers 404 to an update or delete of en's post, which stays as en sent it: adoption is for editors' entries", async () => {
+    const { body } = await send('en', 'POST', '/posts', {
+      title: 'En news',
+      content: '<p>x</p>',
+      status: 'publish',
+      source_id: 'en-1',
+    });
+    const update = await send('fr', 'PUT', `/posts/${body.id}`, { title: 'Taken by fr' });
+    const deletion = await send('fr', 'DELETE', `/posts/${body.id}`);
+    expect([update.status, deletion.status]).toEqual([404, 404]);
+    // The same answer as an unknown id: nothing invites the site to adopt another connection's post.
+    expect(update.body.error).not.toMatch(/adoptExistingEntries/);
+    const stored = await documentsOf(site.strapi, UIDS.post).findOne({
+      documentId: body.id,
+      status: 'published',
+    });
+    expect(stored?.title).toBe('En news');
+  });
+
+  test("answers 404 to a delete of en's category, even once fr's post named it", async () => {
+    const { body } = await send('en', 'POST', '/blog-categories', { name: 'En desk' });
+    await send('fr', 'POST', '/posts', {
+      title: 'Fr news',
+      content: '<p>x</p>',
+      status: 'publish',
+      categories: ['En desk'],
+    });
+    expect((await send('fr', 'DELETE', `/blog-categories/${body.id}`)).status).toBe(404);
+    expect(await documentsOf(site.strapi, UIDS.blogCategory).findOne({ documentId: body.id })).not.toBeNull();
+  });
+});

@@ -1,4 +1,4 @@
-import { loginAs } from '../helpers/admin-client';
+import { loginAs, loginWithPermissions } from '../helpers/admin-client';
 import { documentsOf, localizedVersionsOf, queryOf } from '../helpers/inspect';
 import { useSite } from '../helpers/site';
 
@@ -146,5 +146,43 @@ describe('connections of two locales with linkLocalizations', () => {
       ).body.data;
     expect(await panelIn('fr')).toMatchObject({ managed: true, connection: 'fr', sourceId: 'day-5' });
     expect(await panelIn('en')).toMatchObject({ managed: true, connection: 'en', sourceId: 'day-5' });
+  });
+
+  // readingTime is the Journal's one non-localized attribute: i18n copies fr's value into en's rows.
+  test("fr's publish leaves en's published post as en's publisher sent it", async () => {
+    const en = await send('en', 'POST', '/posts', post('Noon', 'nl-2', { reading_time: '3 min' }));
+    await send('fr', 'POST', '/posts', post('Midi', 'nl-2', { reading_time: '12 min' }));
+    const published = await documentsOf(site.strapi, JOURNAL).findOne({
+      documentId: en.body.id,
+      locale: 'en',
+      status: 'published',
+    });
+    expect(published?.readingTime).toBe('3 min');
+  });
+
+  test("the fr panel shows a French-only role fr's last delivery, not the notes of en's", async () => {
+    const en = await send('en', 'POST', '/posts', post('Dusk', 'nl-3'));
+    await send('fr', 'POST', '/posts', post('Crépuscule', 'nl-3'));
+    // A script the plugin strips: en's delivery then carries a note about en's content.
+    const update = await send('en', 'PUT', `/posts/${en.body.id}`, {
+      content: '<p>Dusk.</p><script>alert(1)</script>',
+    });
+    expect(update.status).toBe(200);
+    const frenchOnly = await loginWithPermissions(site, [
+      'plugin::publish-bridge.logs.read',
+      {
+        action: 'plugin::content-manager.explorer.read',
+        subject: JOURNAL,
+        properties: { locales: ['fr'] },
+      },
+    ]);
+    const panel = await frenchOnly.request(
+      'GET',
+      `/publish-bridge/entries?uid=${encodeURIComponent(JOURNAL)}&documentId=${en.body.id}&locale=fr`
+    );
+    expect(panel.status).toBe(200);
+    expect(panel.body.data).toMatchObject({ managed: true, connection: 'fr' });
+    expect(panel.body.data.lastDelivery).toMatchObject({ connection: 'fr', action: 'posts.create' });
+    expect(panel.body.data.lastDelivery.notes).toBeUndefined();
   });
 });

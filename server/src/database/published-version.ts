@@ -86,7 +86,7 @@ type I18n = {
 };
 
 /** The attributes every locale of the type shares (i18n's non-localized ones); none without i18n. */
-function sharedAttributesOf(strapi: Core.Strapi, uid: string): string[] {
+export function sharedAttributesOf(strapi: Core.Strapi, uid: string): string[] {
   const i18n = strapi.plugin('i18n') as unknown as I18n | undefined;
   const model = modelOf(strapi, uid);
   if (!i18n?.service('content-types').isLocalizedContentType(model)) return [];

@@ -194,6 +194,8 @@ export function entryOfAggregate(aggregate: RefusalAggregate): ActivityEntry {
 // Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const query = () => rowsOf<ActivityRow>(strapi, ACTIVITY_UID);
+  /** The rows of the connection in scope, as a filter. */
+  const inScope = () => ({ connection: { $eq: getService(strapi, 'connections').current().name } });
 
   /**
    * documentId → the content type holding it, among the types the contract writes to; with the
@@ -330,10 +332,19 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       };
     },
 
-    /** The newest request that named `entityId` (a document's id): its last delivery (the scheduler's rows are none). */
+    /**
+     * The newest request of the connection in scope that named `entityId` (a document's id): its
+     * last delivery there (the scheduler's rows are none). Another connection's, of another
+     * locale of the document, is that connection's to show.
+     */
     async latestFor(entityId: string): Promise<ActivityItem | undefined> {
       const row = (await query().findOne({
-        where: { entityId, action: { $ne: SCHEDULED_PUBLISH_ACTION } },
+        where: {
+          $and: [
+            { entityId, action: { $ne: SCHEDULED_PUBLISH_ACTION } },
+            withRowsBeforeConnections(inScope()),
+          ],
+        },
         orderBy: NEWEST_FIRST,
       })) as ActivityRow | null;
       return row ? toItem(row) : undefined;
@@ -341,10 +352,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     /** The newest request the site answered on the connection in scope; the scheduler's rows answer none. */
     async latest(): Promise<ActivityItem | undefined> {
-      const connection = { connection: { $eq: getService(strapi, 'connections').current().name } };
       const row = (await query().findOne({
         where: {
-          $and: [{ action: { $ne: SCHEDULED_PUBLISH_ACTION } }, withRowsBeforeConnections(connection)],
+          $and: [{ action: { $ne: SCHEDULED_PUBLISH_ACTION } }, withRowsBeforeConnections(inScope())],
         },
         orderBy: NEWEST_FIRST,
       })) as ActivityRow | null;

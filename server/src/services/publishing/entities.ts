@@ -12,6 +12,22 @@ import { documentsOf } from '../../database/documents';
 /** What every resource shares: the entity response, and deletion with its identities. */
 // Over 50 lines: a service factory; its methods, each short, share strapi through this closure.
 export default ({ strapi }: { strapi: Core.Strapi }) => {
+  /** Whether another connection's publisher created the document (in its own registry, as `knows` tells). */
+  async function writtenByAnotherConnection({ trx }: Transaction, resource: Resource, documentId: string) {
+    const mapping = getService(strapi, 'mapping');
+    const current = getService(strapi, 'connections').current().name;
+    for (const connection of mapping.fittingConnections()) {
+      if (connection.name === current) continue;
+      const theirs = mapping.resource(resource.kind, connection);
+      if (
+        theirs.uid === resource.uid &&
+        (await getService(strapi, 'identities').knows(trx, theirs.registry, documentId))
+      )
+        return true;
+    }
+    return false;
+  }
+
   return {
     /**
      * `written` is the entry a write just returned, when there is one: it already holds the slug.
@@ -81,6 +97,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * how to adopt it: the platform can only send an id the site returned or a user copied from
      * Strapi, so naming the entry tells it nothing it could not see. A site that sets
      * `adoptExistingEntries` lets it: the entry is then recorded as the plugin's, and stays so.
+     * An entry another connection's publisher created is that connection's: it answers 404 as an
+     * unknown id does, adoption or not (adoption is for editors' entries).
      */
     async lockOwnOrNotFound(
       transaction: Transaction,
@@ -91,6 +109,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       await this.lockOrNotFound(transaction, resource, documentId, at);
       const identities = getService(strapi, 'identities');
       if (await identities.knows(transaction.trx, resource.registry, documentId)) return;
+      if (await writtenByAnotherConnection(transaction, resource, documentId))
+        throw notFound(resource.label, documentId);
       if (!pluginConfig(strapi).adoptExistingEntries) throw notThePlatforms(resource.label, documentId);
       await identities.forgetKey(transaction.trx, resource.registry, editorsEntryKey(documentId));
       await identities.claimDocument(transaction.trx, resource.registry, [], documentId);

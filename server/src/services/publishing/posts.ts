@@ -6,6 +6,7 @@ import type { LocaleScope } from '../site/locales';
 import { slugKey, sourceKey } from './identities';
 import type { Transaction } from '../delivery/transactions';
 import type { EditorChangeDecision, EntityResult, MediaMap, WriteResult } from '../types';
+import { sharedAttributesOf } from '../../database/published-version';
 import type { VersionState } from '../editors/versions';
 import type { DocumentEntry } from '../../database/documents';
 import { getService, pluginConfig } from '../../plugin';
@@ -229,6 +230,26 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     };
   }
 
+  /**
+   * A localization joining another connection's document leaves the values every locale shares
+   * (i18n's non-localized attributes) as the document has them: Strapi would copy this post's
+   * into the other locales' published versions, behind their publishers' backs.
+   */
+  function leaveSharedValues(written: WriteResult) {
+    const shared = new Set(sharedAttributesOf(strapi, resource().uid));
+    const fields = Object.keys(written.attributesOf).filter((field) =>
+      written.attributesOf[field].some((attribute) => shared.has(attribute))
+    );
+    for (const field of fields) {
+      for (const attribute of written.attributesOf[field]) delete written.data[attribute];
+      delete written.attributesOf[field];
+    }
+    if (fields.length > 0)
+      written.notes.push(
+        `${fields.join(', ')}: every locale of the document shares ${fields.length > 1 ? 'these' : 'this'}, so ${fields.length > 1 ? 'they stay' : 'it stays'} as its other localizations have ${fields.length > 1 ? 'them' : 'it'}.`
+      );
+  }
+
   /** The post's first version in its locale: a new document, or a new localization of `link`'s. */
   async function writeFirstVersion(
     at: LocaleScope,
@@ -254,6 +275,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   ) {
     const { registry, uid, slugField } = resource();
     const written = await fields().toData(transaction, resource(), input, media);
+    if (link?.documentId) leaveSharedValues(written);
     const { data, notes } = written;
     if (link?.note) notes.push(link.note);
     const timing = schedules().timing(resource(), input, null);
