@@ -1,15 +1,23 @@
 /**
- * The fastest of a few runs of `run`, in milliseconds, so that a pause of the machine does not
- * count. Only for comparing two costs measured in the same run (a ratio), never against a constant.
+ * How many times `run` costs what `baseline` costs: the fastest of a few runs of each, taken in
+ * turn, so that a pause of the machine (another process, a garbage collection) hits both alike
+ * and does not count. For bounding how a cost grows with its input (a ratio in one run), never
+ * against a constant.
  */
-export function fastestMs(run: () => unknown, attempts = 3): number {
-  let fastest = Infinity;
+export function costRatio(run: () => unknown, baseline: () => unknown, attempts = 5): number {
+  let fastestRun = Infinity;
+  let fastestBaseline = Infinity;
   for (let attempt = 0; attempt < attempts; attempt += 1) {
-    const start = process.hrtime.bigint();
-    run();
-    fastest = Math.min(fastest, Number(process.hrtime.bigint() - start) / 1e6);
+    fastestRun = Math.min(fastestRun, elapsedMs(run));
+    fastestBaseline = Math.min(fastestBaseline, elapsedMs(baseline));
   }
-  return fastest;
+  return fastestRun / fastestBaseline;
+}
+
+function elapsedMs(run: () => unknown): number {
+  const start = process.hrtime.bigint();
+  run();
+  return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
 /** A flat document of about `length` characters, the cost a body of that size should have. */
