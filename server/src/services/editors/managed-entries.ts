@@ -43,11 +43,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    */
   async function managing(uid: string, documentId: string, locale?: string): Promise<Managing | undefined> {
     let first: Managing | undefined;
-    for (const connection of getService(strapi, 'mapping').fittingConnections()) {
+    const connections = getService(strapi, 'mapping').fittingConnections();
+    // With one connection there is no other writer to tell apart: no locale to read.
+    const byLocale = locale !== undefined && connections.length > 1;
+    for (const connection of connections) {
       const found = await inConnection(connection, async () => {
         const resource = await managingResourceHere(uid, documentId);
         if (!resource) return undefined;
-        const writes = locale === undefined || (await writtenLocaleOf(resource)) === locale;
+        const writes = !byLocale || (await writtenLocaleOf(resource)) === locale;
         return { managing: { resource, connection }, writes };
       });
       if (found?.writes) return found.managing;
