@@ -2,6 +2,7 @@
 
 const {
   PREFIX,
+  EDIT_VIEW_PAGE_ERRORS,
   check,
   sendSigned,
   refreshUntilVisible,
@@ -251,13 +252,7 @@ const settingsPageSteps = [
   },
   {
     name: "shows the Publish Bridge panel on a post's edit view and restores the editor's title",
-    // Strapi's own edit view asks for features this site has not set up (AI, preview, the update check).
-    expectedPageErrors: [
-      /api\.github\.com/,
-      /ai-feature-config/,
-      /ai-localization-jobs/,
-      /content-manager\/preview\/url/,
-    ],
+    expectedPageErrors: EDIT_VIEW_PAGE_ERRORS,
     async run({ page, baseUrl, screenshot }) {
       const { postId, postEditPath } = session;
       check(postId && postEditPath, 'an earlier step publishes the post and finds its edit view');
