@@ -1,6 +1,6 @@
-import { loginAs, loginWithPermissions } from '../helpers/admin-client';
+import { loginAs, loginWithPermissions, type AdminClient } from '../helpers/admin-client';
 import { documentsOf, localizedVersionsOf, queryOf } from '../helpers/inspect';
-import { useSite } from '../helpers/site';
+import { serviceOf, useSite } from '../helpers/site';
 
 /**
  * `linkLocalizations: true` on an `en` and a `fr` connection writing the Journal (Strapi's i18n
@@ -184,5 +184,33 @@ describe('connections of two locales with linkLocalizations', () => {
     expect(panel.body.data).toMatchObject({ managed: true, connection: 'fr' });
     expect(panel.body.data.lastDelivery).toMatchObject({ connection: 'fr', action: 'posts.create' });
     expect(panel.body.data.lastDelivery.notes).toBeUndefined();
+  });
+
+  test("the activity log titles each row in its own connection's locale, as each role may read it", async () => {
+    const en = await send('en', 'POST', '/posts', post('Twilight', 'nl-4'));
+    await send('fr', 'POST', '/posts', post('Pénombre', 'nl-4'));
+    await serviceOf(site, 'activity-writer').flush();
+    const titles = async (admin: AdminClient) => {
+      const reply = await admin.request('GET', '/publish-bridge/activity?pageSize=100');
+      expect(reply.status).toBe(200);
+      return (
+        reply.body.results as Array<{ connection: string; entityId?: string; entry?: { title?: string } }>
+      )
+        .filter((row) => row.entityId === en.body.id)
+        .map((row) => [row.connection, row.entry?.title])
+        .sort();
+    };
+    expect(await titles(await loginAs(site, 'strapi-super-admin'))).toEqual([
+      ['en', 'Twilight'],
+      ['fr', 'Pénombre'],
+    ]);
+    const frenchOnly = await loginWithPermissions(site, [
+      'plugin::publish-bridge.logs.read',
+      { action: 'plugin::content-manager.explorer.read', subject: JOURNAL, properties: { locales: ['fr'] } },
+    ]);
+    expect(await titles(frenchOnly)).toEqual([
+      ['en', undefined],
+      ['fr', 'Pénombre'],
+    ]);
   });
 });

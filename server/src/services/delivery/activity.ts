@@ -199,9 +199,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   /**
    * documentId → the content type holding it, among the types the contract writes to; with the
-   * admin's `userAbility`, each with its title where that admin may read it.
+   * admin's `userAbility`, each with its title where that admin may read it, in the locale
+   * `connection` writes (a document several connections write has a title per locale).
    */
-  async function locate(ids: string[], userAbility?: unknown): Promise<Map<string, EntryLocation>> {
+  async function locate(
+    ids: string[],
+    userAbility?: unknown,
+    connection?: string
+  ): Promise<Map<string, EntryLocation>> {
     const found = new Map<string, EntryLocation>();
     const wanted = [...new Set(ids)];
     if (wanted.length === 0) return found;
@@ -216,7 +221,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     // One look-up of each type's title field for the page, however many of its entries it lists.
     const titleFields = new Map<string, Promise<TitleField | undefined>>();
     for (const location of found.values()) {
-      if (!titleFields.has(location.uid)) titleFields.set(location.uid, titleFieldOf(location.uid));
+      if (!titleFields.has(location.uid))
+        titleFields.set(location.uid, titleFieldOf(location.uid, connection));
       const field = await titleFields.get(location.uid);
       const title = field && (await titleOf(location, field, userAbility));
       if (title) location.title = title;
@@ -226,13 +232,15 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   /**
    * The type's title field as the Content Manager lists its entries ("entry title"), and the
-   * locale the plugin writes it in; none for a type the contract does not write to, or titled by id.
+   * locale `connection` (else the first connection writing the type) writes it in; none for a
+   * type the contract does not write to, or titled by id.
    */
-  async function titleFieldOf(uid: string): Promise<TitleField | undefined> {
+  async function titleFieldOf(uid: string, connection?: string): Promise<TitleField | undefined> {
     const contentType = contentTypeOf(strapi, uid);
-    const writer = getService(strapi, 'mapping')
+    const writers = getService(strapi, 'mapping')
       .everyResource()
-      .find(({ resource }) => resource.uid === uid);
+      .filter(({ resource }) => resource.uid === uid);
+    const writer = writers.find((candidate) => candidate.connection.name === connection) ?? writers[0];
     if (!contentType || !writer) return undefined;
     const configuration = await strapi
       .plugin('content-manager')
@@ -322,12 +330,18 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         where: filters.length > 0 ? { $and: filters.map(withRowsBeforeConnections) } : {},
         orderBy: NEWEST_FIRST,
       });
-      const entries = await locate(
-        results.map((row) => row.entityId).filter((id): id is string => Boolean(id)),
-        userAbility
-      );
+      // Each connection's rows are titled in its own locale; rows from before connections, in the first's.
+      const entries = new Map<string | null, Map<string, EntryLocation>>();
+      for (const connection of new Set(results.map((row) => row.connection ?? null))) {
+        const ids = results.flatMap((row) =>
+          row.entityId && (row.connection ?? null) === connection ? [row.entityId] : []
+        );
+        entries.set(connection, await locate(ids, userAbility, connection ?? undefined));
+      }
       return {
-        results: results.map((row) => toItem(row, row.entityId ? entries.get(row.entityId) : undefined)),
+        results: results.map((row) =>
+          toItem(row, row.entityId ? entries.get(row.connection ?? null)?.get(row.entityId) : undefined)
+        ),
         pagination,
       };
     },
