@@ -39,7 +39,7 @@ async function whileReplaced<T>(
   }
 }
 
-/** The taxonomy step creates the second name it is asked for, then fails. */
+/** The taxonomy step creates the second new name it is asked for, then fails. */
 const failingOnSecondName = (original: (...args: any[]) => any) => {
   let calls = 0;
   return async (...args: any[]) => {
@@ -112,7 +112,7 @@ describe.each(['site', 'plugin'])(`atomicity on ${db}, %s content types`, (conte
     };
     const before = await snapshotTables(site.strapi);
 
-    const reply = await whileReplaced(site, 'taxonomy', 'findOrCreate', failingOnSecondName, () =>
+    const reply = await whileReplaced(site, 'taxonomy', 'createNamed', failingOnSecondName, () =>
       site.send('POST', '/posts', body)
     );
 
@@ -144,7 +144,7 @@ describe.each(['site', 'plugin'])(`atomicity on ${db}, %s content types`, (conte
     const stateBefore = await postState(id);
     const before = await snapshotTables(site.strapi);
 
-    const reply = await whileReplaced(site, 'taxonomy', 'findOrCreate', failingOnSecondName, () =>
+    const reply = await whileReplaced(site, 'taxonomy', 'createNamed', failingOnSecondName, () =>
       site.send('PUT', `/posts/${id}`, {
         title: `Changed ${run}`,
         content: '<p>changed</p>',

@@ -19,7 +19,7 @@ import {
   tableOf,
   UIDS,
 } from '../helpers/inspect';
-import { EXAMPLE_DIR, type Site } from '../helpers/site';
+import { EXAMPLE_DIR, serviceOf, type Site } from '../helpers/site';
 
 /**
  * What one request may cost the site (issue 13 item 6): images downloaded, files left behind,
@@ -516,20 +516,31 @@ describe('names a post refers to', () => {
       .map((category) => `${category.name} ${category.documentId}`)
       .sort();
 
+  /** The statements `work` runs that `counts`, and what it returns. */
+  async function statementsOf<T>(counts: (sql: string) => boolean, work: () => Promise<T>) {
+    let count = 0;
+    const onQuery = (query: { sql: string }) => {
+      if (counts(query.sql)) count += 1;
+    };
+    site.strapi.db.connection.on('query', onQuery);
+    try {
+      return { result: await work(), count };
+    } finally {
+      site.strapi.db.connection.removeListener('query', onQuery);
+    }
+  }
+  const mentions = (sql: string, ...words: string[]) =>
+    words.some((word) => new RegExp(`[\`"]${word}[\`"]`).test(sql));
+
   it('that the registry knows cost as many queries on it for eight categories as for two', async () => {
     const names = (count: number) => Array.from({ length: count }, (_, index) => `Known name ${index}`);
     const registry = tableOf(site.strapi, UIDS.identity);
     const registryQueries = async (body: Record<string, unknown>) => {
-      let count = 0;
-      const onQuery = (query: { sql: string }) => {
-        if (query.sql.includes(registry)) count += 1;
-      };
-      site.strapi.db.connection.on('query', onQuery);
-      try {
-        return { id: await publish(body), count };
-      } finally {
-        site.strapi.db.connection.removeListener('query', onQuery);
-      }
+      const { result, count } = await statementsOf(
+        (sql) => sql.includes(registry),
+        () => publish(body)
+      );
+      return { id: result, count };
     };
 
     const first = await publish({ title: 'Names them all', categories: names(8) });
@@ -542,6 +553,58 @@ describe('names a post refers to', () => {
     expect(await categoriesOf(eight.id)).toEqual(await categoriesOf(first));
     expect(await categoriesOf(eight.id)).toHaveLength(8);
     expect((await categoriesOf(two.id)).slice(0, 2)).toEqual((await categoriesOf(first)).slice(0, 2));
+  });
+
+  it('that editors made cost as many queries on the registry and the categories for eight as for two, and are claimed', async () => {
+    const CATEGORY = 'api::category.category';
+    const editors = async (label: string, count: number) => {
+      const names = Array.from({ length: count }, (_, index) => `Editors ${label} ${index}`);
+      const ids: string[] = [];
+      for (const name of names)
+        ids.push((await documentsOf(site.strapi, CATEGORY).create({ data: { name } })).documentId);
+      return { names, ids };
+    };
+    // The registry's statements, and those that read the categories' names (Strapi's own
+    // statements for the relation read the categories' ids, whatever their number).
+    const counts = (sql: string) =>
+      mentions(sql, tableOf(site.strapi, UIDS.identity)) ||
+      (mentions(sql, tableOf(site.strapi, CATEGORY)) && mentions(sql, 'name'));
+    const two = await editors('two', 2);
+    const eight = await editors('eight', 8);
+
+    const forTwo = await statementsOf(counts, () => publish({ title: 'Two editors', categories: two.names }));
+    const forEight = await statementsOf(counts, () =>
+      publish({ title: 'Eight editors', categories: eight.names })
+    );
+
+    expect(forEight.count).toBe(forTwo.count);
+    // The editors' own entries, found by name and claimed as the editors' (not the platform's to delete).
+    const idsOf = async (documentId: string) =>
+      (await categoriesOf(documentId)).map((line) => line.split(' ').at(-1));
+    expect((await idsOf(forEight.result)).sort()).toEqual([...eight.ids].sort());
+    expect((await idsOf(forTwo.result)).sort()).toEqual([...two.ids].sort());
+    const claims = (await identityRows(site.strapi)).map((row) => `${row.naturalKey} ${row.target}`);
+    eight.names.forEach((name, index) => {
+      expect(claims).toContain(`name:${name.toLowerCase()} ${eight.ids[index]}`);
+      expect(claims).toContain(`editors:${eight.ids[index]} ${eight.ids[index]}`);
+    });
+  });
+
+  it('one of them an author the registry knows, costs one query on the registry and the authors', async () => {
+    const written = await publish({ title: 'Makes the author', author: 'Known Author' });
+    const { author } = await documents().findOne({ documentId: written, populate: ['author'] });
+
+    // The look-up a publish naming the author runs: its identity found and its rows locked at once.
+    const found = await statementsOf(
+      (sql) => mentions(sql, tableOf(site.strapi, UIDS.identity), tableOf(site.strapi, 'api::author.author')),
+      () =>
+        serviceOf(site, 'transactions').run((transaction) =>
+          serviceOf(site, 'taxonomy').relatedIds(transaction, 'author', 'author', 'known author', [])
+        )
+    );
+
+    expect(found.result).toEqual([author.documentId]);
+    expect(found.count).toBe(1);
   });
 
   it('whose entry an editor deleted are made again, beside the names still known, and the registry follows', async () => {

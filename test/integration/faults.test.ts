@@ -108,11 +108,11 @@ describeOnServers(`a connection lost during a publish or its commit ${ON_SERVERS
     await site?.stop();
   });
 
-  /** Sends a publish whose category lookups each also run `alongside` on their transaction. */
+  /** Sends a publish whose new categories (and author) each, once created, also run `alongside` on their transaction. */
   async function publishWith(run: string, alongside: (trx: any) => Promise<void>) {
     const taxonomy = serviceOf(site, 'taxonomy') as Record<string, any>;
-    const original = taxonomy.findOrCreate;
-    taxonomy.findOrCreate = async function (this: unknown, transaction: { trx: any }, ...rest: unknown[]) {
+    const original = taxonomy.createNamed;
+    taxonomy.createNamed = async function (this: unknown, transaction: { trx: any }, ...rest: unknown[]) {
       const result = await original.call(this, transaction, ...rest);
       await alongside(transaction.trx);
       return result;
@@ -121,7 +121,7 @@ describeOnServers(`a connection lost during a publish or its commit ${ON_SERVERS
     try {
       return { before, reply: await site.send('POST', '/posts', publishBody(run, 0)) };
     } finally {
-      taxonomy.findOrCreate = original;
+      taxonomy.createNamed = original;
     }
   }
 

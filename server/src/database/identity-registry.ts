@@ -65,6 +65,22 @@ export function identityRegistry(strapi: Core.Strapi) {
       return row ? (row[table.column('target')] as string) : null;
     },
 
+    /** `targetOf` for several keys in one statement: those the registry holds, with their targets. */
+    async targetsOf(
+      trx: Trx,
+      registryName: string,
+      keys: string[],
+      lock: RowLock
+    ): Promise<Array<{ key: string; target: string }>> {
+      const table = identities();
+      const query = knex()(table.name)
+        .transacting(trx)
+        .select({ key: table.column('naturalKey'), target: table.column('target') })
+        .where(table.column('resource'), registryName)
+        .whereIn(table.column('naturalKey'), keys);
+      return locking(query, lock);
+    },
+
     /** The keys that name `target`; outside a transaction when `trx` is null. */
     async keysOf(trx: Trx | null, registryName: string, target: string): Promise<string[]> {
       const table = identities();
@@ -91,14 +107,14 @@ export function identityRegistry(strapi: Core.Strapi) {
         .delete();
     },
 
-    /** Inserts every key for `target` in one statement: all of them, or the driver's unique violation. */
-    async insertKeys(trx: Trx, claims: Array<{ registryName: string; key: string }>, target: string) {
+    /** Inserts every key for its target in one statement: all of them, or the driver's unique violation. */
+    async insertKeys(trx: Trx, claims: Array<{ registryName: string; key: string; target: string }>) {
       const table = identities();
       const now = new Date();
       await knex()(table.name)
         .transacting(trx)
         .insert(
-          claims.map(({ registryName, key }) => ({
+          claims.map(({ registryName, key, target }) => ({
             [table.column('resource')]: registryName,
             [table.column('naturalKey')]: key,
             [table.column('target')]: target,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
 import { PLUGIN_ID } from '../constants';
+import type { Trx } from './knex';
 
 type SchemaIndex = { name: string; columns: string[] };
 
@@ -135,6 +136,31 @@ export const whereEqualsIgnoringCase = (strapi: Core.Strapi, table: string, colu
   strapi.db
     .connection(table)
     .whereRaw(CASE_INSENSITIVE[strapi.db.dialect.client]?.equals ?? UNINDEXED_EQUALS, [column, value]);
+
+/**
+ * For each of `values`, the documents of `table` with a row whose `column` equals it without
+ * regard to case, as whereEqualsIgnoringCase finds them: one query, a UNION ALL of one indexed
+ * lookup per value, each row tagged with the position of the value it matched (a number the code
+ * makes, written into the query as it is), so each value gets exactly the rows its own lookup would.
+ */
+export async function documentIdsEqualIgnoringCase(
+  strapi: Core.Strapi,
+  trx: Trx,
+  table: { name: string; documentId: string; column: string },
+  values: string[]
+): Promise<Array<{ documentId: string; wanted: number }>> {
+  const lookups = values.map((value, position) =>
+    whereEqualsIgnoringCase(strapi, table.name, table.column, value)
+      .distinct({ documentId: table.documentId })
+      .select(strapi.db.connection.raw(`${Number(position)} as ??`, ['wanted']))
+  );
+  if (lookups.length === 0) return [];
+  const [first, ...others] = lookups;
+  const rows: Array<{ documentId: string; wanted: number | string }> = await (
+    others.length > 0 ? first.unionAll(others) : first
+  ).transacting(trx);
+  return rows.map((row) => ({ documentId: row.documentId, wanted: Number(row.wanted) }));
+}
 
 /**
  * Adds the index named `name` that serves whereEqualsIgnoringCase on the column (PostgreSQL and

@@ -74,6 +74,17 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const slugGuardsOf = (uid: string): string[] =>
     getService(strapi, 'connections').list().length > 1 ? [sharedRegistryOf('slugs', uid)] : [];
 
+  /** The rows `read` finds for `keys` (it gets them as stored), each with its key as given. */
+  async function rowsByKey<Row extends { key: string }>(
+    keys: string[],
+    read: (stored: string[]) => Promise<Row[]>
+  ): Promise<Array<[string, Row]>> {
+    if (keys.length === 0) return [];
+    const keyOf = new Map(keys.map((key) => [storedKey(key), key]));
+    const rows = await read([...keyOf.keys()]);
+    return rows.flatMap((row) => (keyOf.has(row.key) ? [[keyOf.get(row.key)!, row] as [string, Row]] : []));
+  }
+
   const normalise = (value: string) => value.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
 
   return {
@@ -92,6 +103,20 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       lock: RowLock = {}
     ): Promise<string | null> {
       return registry.targetOf(trx, registryName, storedKey(key), lock);
+    },
+
+    /**
+     * `lookup` for several keys in one statement, each row found locked as `lookup` locks it: the
+     * keys the registry holds, with their targets (live or not).
+     */
+    async lookupAll(
+      trx: Trx,
+      registryName: string,
+      keys: string[],
+      lock: RowLock = {}
+    ): Promise<Map<string, string>> {
+      const rows = await rowsByKey(keys, (stored) => registry.targetsOf(trx, registryName, stored, lock));
+      return new Map(rows.map(([key, row]) => [key, row.target]));
     },
 
     /** Records that `key` names `target`; throws the driver's unique violation if another request did first. */
@@ -177,15 +202,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       keys: string[],
       lock: RowLock = {}
     ): Promise<Map<string, string>> {
-      if (keys.length === 0) return new Map();
-      const keyOf = new Map(keys.map((key) => [storedKey(key), key]));
-      const rows = await registry.lockLiveKeys(trx, registryName, uid, [...keyOf.keys()], lock);
-      const live = new Map<string, string>();
-      for (const row of rows) {
-        const key = keyOf.get(row.key);
-        if (key !== undefined && (!lock.locale || row.locale === lock.locale)) live.set(key, row.target);
-      }
-      return live;
+      const rows = await rowsByKey(keys, (stored) =>
+        registry.lockLiveKeys(trx, registryName, uid, stored, lock)
+      );
+      const live = rows.filter(([, row]) => !lock.locale || row.locale === lock.locale);
+      return new Map(live.map(([key, row]) => [key, row.target]));
     },
 
     /**
@@ -196,14 +217,23 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       if (keys.length === 0) return;
       const slugs = uid ? keys.filter((key) => key.startsWith(SLUG_KEY_PREFIX)) : [];
       const guards = slugs.length > 0 ? slugGuardsOf(uid!) : [];
-      await registry.insertKeys(
-        trx,
-        [
-          ...keys.map((key) => ({ registryName, key: storedKey(key) })),
-          ...guards.flatMap((guard) => slugs.map((key) => ({ registryName: guard, key: storedKey(key) }))),
-        ],
-        target
+      await registry.insertKeys(trx, [
+        ...keys.map((key) => ({ registryName, key: storedKey(key), target })),
+        ...guards.flatMap((guard) =>
+          slugs.map((key) => ({ registryName: guard, key: storedKey(key), target }))
+        ),
+      ]);
+    },
+
+    /**
+     * `claimAll` for several targets in one statement, each with its keys, in the order given:
+     * all of them, or the unique violation. Slug keys need `claimAll` (their guards).
+     */
+    async claimEach(trx: Trx, registryName: string, claims: Array<{ keys: string[]; target: string }>) {
+      const rows = claims.flatMap(({ keys, target }) =>
+        keys.map((key) => ({ registryName, key: storedKey(key), target }))
       );
+      if (rows.length > 0) await registry.insertKeys(trx, rows);
     },
 
     /**
