@@ -72,6 +72,16 @@ describe('posts in a localized type, default locale', () => {
     expect(listed).toEqual([expect.objectContaining({ id, title: 'Listed once' })]);
   });
 
+  test("/pages lists a post's tags, kept in a JSON attribute, as the Document Service reads them", async () => {
+    const id = await publish(site, { title: 'Tagged in JSON', tags: ['roast', 'beans'] });
+    await translate(site, id, 'Étiqueté en JSON');
+    const reply = await site.send('GET', '/pages?per_page=100');
+    const item = reply.body.find((listed: { id: string }) => listed.id === id);
+    const stored = await documentsOf(site.strapi, JOURNAL).findOne({ documentId: id, status: 'published' });
+    expect(stored.tags).toEqual(['roast', 'beans']);
+    expect(item).toMatchObject({ title: 'Tagged in JSON', tags: stored.tags });
+  });
+
   test('a PUT changes the default locale only; the French version stays as the editor left it', async () => {
     const id = await publish(site, { title: 'Before' });
     await translate(site, id, 'Avant');

@@ -316,3 +316,68 @@ test('a walk sees each item once when creation times tie to the microsecond or a
     expect((await walk(perPage)).flat().map((item) => item.id)).toEqual(all);
   }
 });
+
+test("a page mixing types keeps each item's own categories and tags, though row ids and names repeat across types", async () => {
+  const { strapi } = site;
+  // A product category and a tag of the same names as a blog category and a post's tag, so a
+  // name on the wrong item would still look plausible; posts' and products' row ids overlap.
+  const category = await documentsOf(strapi, UIDS.productCategory).create({
+    data: { name: 'Brewing' },
+    status: 'published',
+  });
+  const tags = [];
+  for (const name of ['kettles', 'beans'])
+    tags.push(await documentsOf(strapi, UIDS.tag).create({ data: { name }, status: 'published' }));
+  await documentsOf(strapi, UIDS.product).create({
+    data: {
+      name: 'Travel Grinder',
+      sku: 'GRI-TRV-1',
+      categories: [category.documentId],
+      tags: tags.map(({ documentId }) => documentId),
+    },
+    status: 'published',
+  });
+  const items = (await site.send('GET', '/pages?per_page=250')).body;
+  const names = (related: { name: string }[]) => related.map(({ name }) => name);
+  const populate = { categories: { fields: ['name'] }, tags: { fields: ['name'] } };
+  for (const [type, uid] of [
+    ['post', UIDS.post],
+    ['product', UIDS.product],
+  ]) {
+    const listed = items.filter((item: { type: string }) => item.type === type);
+    expect(listed.length).toBeGreaterThan(2);
+    for (const item of listed) {
+      const stored = await documentsOf(strapi, uid).findOne({
+        documentId: item.id,
+        status: 'published',
+        populate,
+      });
+      expect({ categories: item.categories, tags: item.tags }).toEqual({
+        categories: names(stored.categories),
+        tags: names(stored.tags),
+      });
+    }
+  }
+  const grinder = items.find((item: { title: string }) => item.title === 'Travel Grinder');
+  expect(grinder).toMatchObject({ categories: ['Brewing'], tags: ['kettles', 'beans'] });
+});
+
+test('a page of posts, categories and products reads its items in three statements, as a page of one type', async () => {
+  const knex = site.strapi.db.connection;
+  const items = (await site.send('GET', '/pages?per_page=250')).body;
+  expect(new Set(items.map((item: { type: string }) => item.type)).size).toBe(4);
+  const statements: string[] = [];
+  const record = ({ sql }: { sql: string }) => statements.push(sql);
+  knex.on('query', record);
+  try {
+    expect((await site.send('GET', '/pages?per_page=250')).body).toEqual(items);
+  } finally {
+    knex.off('query', record);
+  }
+  // The keys, every type's rows, every relation's names; not the i18n settings Strapi reads now
+  // and then, nor the activity log's batch of earlier requests.
+  const reads = statements.filter(
+    (sql) => /^\s*select\b/i.test(sql) && !/strapi_core_store_settings/.test(sql)
+  );
+  expect(reads).toHaveLength(3);
+});

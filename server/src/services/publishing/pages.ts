@@ -22,6 +22,14 @@ const isWalkHint = (key: PageKey | undefined): key is WalkHint => key !== undefi
  * another, a fraction of a second apart; a hint is a few hundred bytes.
  */
 const WALK_HINTS = { max: 1_000, ttl: 2 * 60_000 };
+/** The documents of one listed type on a page, and its categories and tags fields. */
+type PagePart = {
+  kindIndex: number;
+  resource: Resource;
+  locale?: string;
+  documentIds: string[];
+  taxonomies: Array<{ field: (typeof TAXONOMIES)[number]; target: FieldTarget }>;
+};
 /** A listed entry's row as readItems selects it, under its aliases (categories, tags: when a column holds them). */
 type ItemRow = {
   id: number;
@@ -43,16 +51,24 @@ function namesIn(value: unknown, attributeType?: string): string[] {
 }
 
 /**
- * A JSON column's value as Strapi's JSON field reads it: SQLite and MariaDB hand it back as text,
- * and Strapi 5 before 5.0.0-rc.7 stored some values stringified twice; text that is not JSON stays.
+ * A JSON column's value as Strapi's JSON field reads it: SQLite and MariaDB hand it back as text
+ * (and the page list reads it as text on PostgreSQL too), and Strapi 5 before 5.0.0-rc.7 stored
+ * some values stringified twice; text that is not JSON stays.
  */
 function jsonOf(value: unknown): unknown {
   if (typeof value !== 'string') return value;
+  let parsed: unknown;
   try {
-    const parsed = JSON.parse(value);
-    return typeof parsed === 'string' ? JSON.parse(parsed) : parsed;
+    parsed = JSON.parse(value);
   } catch {
     return value;
+  }
+  if (typeof parsed !== 'string') return parsed;
+  // A JSON string: stringified twice, or a plain text value, as PostgreSQL reads it.
+  try {
+    return JSON.parse(parsed);
+  } catch {
+    return parsed;
   }
 }
 
@@ -110,13 +126,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return [...indexes.values()];
   }
 
-  /** The published rows (in `locale`) of the page's documents of one type, with the columns an item shows. */
-  async function readItemRows(
-    resource: Resource,
-    locale: string | undefined,
-    documentIds: string[],
-    taxonomies: Array<{ field: string; target: FieldTarget }>
-  ): Promise<ItemRow[]> {
+  /** The columns an item of `resource` shows, by alias: its categories and tags where a column holds them. */
+  function itemAttributes({ resource, taxonomies }: PagePart): Record<string, string> {
     const attributes: Record<string, string> = {
       id: 'id',
       documentId: 'documentId',
@@ -126,68 +137,81 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     };
     for (const { field, target } of taxonomies)
       if (target.adapter !== 'relation') attributes[field] = target.attribute;
-    return walk.publishedRows<ItemRow>({ uid: resource.uid, locale }, documentIds, attributes);
+    return attributes;
   }
 
   /**
-   * The items of one type on the page, in plain SQL: the columns an item shows, from the published
-   * versions (in the plugin's locale) of the page's documents, then the names of their categories
-   * and tags through the join tables. The Document Service read the same rows at several times the
-   * CPU, most of it spent building the query and mapping its rows, not running it.
+   * The items of each part of the page, in plain SQL: the columns an item shows, from the
+   * published versions (in the plugin's locale) of the page's documents, every type's in one
+   * statement, then the names of their categories and tags through the join tables, every
+   * relation's in one more. The Document Service read the same rows at several times the CPU,
+   * most of it spent building the query and mapping its rows, not running it.
    */
-  async function readItems(
-    resource: Resource,
-    { locale }: LocaleScope,
-    documentIds: string[]
-  ): Promise<Map<string, PageItem>> {
-    const taxonomies = TAXONOMIES.flatMap((field) =>
-      resource.fields[field] ? [{ field, target: resource.fields[field] }] : []
+  async function readItems(parts: PagePart[]): Promise<Array<Map<string, PageItem>>> {
+    const rows = await walk.publishedRows<ItemRow>(
+      parts.map((part) => ({
+        uid: part.resource.uid,
+        locale: part.locale,
+        documentIds: part.documentIds,
+        attributes: itemAttributes(part),
+      }))
     );
-    const rows = await readItemRows(resource, locale, documentIds, taxonomies);
-    const rowIds = rows.map((row) => row.id);
-    const related = await Promise.all(
-      taxonomies.map(({ target }) =>
-        target.adapter === 'relation' && rowIds.length > 0
-          ? relatedNames(resource.uid, target, rowIds)
-          : undefined
-      )
-    );
+    const related = await relatedNames(parts, rows);
     const urls = getService(strapi, 'urls');
-    return new Map(
-      rows.map((row) => {
-        const slug = row.slug || '';
-        const url = urls.urlFor(resource.pageType!, { documentId: row.documentId, slug });
-        const item: PageItem = {
-          id: row.documentId,
-          type: resource.pageType!,
-          title: row.title ?? '',
-          slug,
-          ...(url ? { url } : {}),
-          updated_at: dateOf(row.updatedAt),
-        };
-        taxonomies.forEach(({ field, target }, i) => {
-          item[field] = related[i]
-            ? (related[i].get(row.id) ?? [])
-            : namesIn(row[field], target.attributeType);
-        });
-        return [row.documentId, item];
-      })
-    );
+    const items = parts.map(() => new Map<string, PageItem>());
+    for (const row of rows) {
+      const { resource, taxonomies } = parts[row.type_index];
+      const slug = row.slug || '';
+      const url = urls.urlFor(resource.pageType!, { documentId: row.documentId, slug });
+      const item: PageItem = {
+        id: row.documentId,
+        type: resource.pageType!,
+        title: row.title ?? '',
+        slug,
+        ...(url ? { url } : {}),
+        updated_at: dateOf(row.updatedAt),
+      };
+      for (const { field, target } of taxonomies) {
+        const names = related.get(`${row.type_index}:${field}`);
+        item[field] = names ? (names.get(row.id) ?? []) : namesIn(row[field], target.attributeType);
+      }
+      items[row.type_index].set(row.documentId, item);
+    }
+    return items;
   }
 
   /**
-   * The names of the entries each row links through a relation, by row, in the order Strapi
-   * populates them: its connect order, where the relation keeps one (the join row's id breaks
-   * ties, in the order the links were made).
+   * The names of the entries each row links through a relation, by part and field
+   * (`partIndex:field`), then by row, in the order Strapi populates them: its connect order, where
+   * the relation keeps one (the join row's id breaks ties, in the order the links were made).
+   * Every relation of every part is read in one statement.
    */
-  async function relatedNames(uid: string, target: FieldTarget, rowIds: number[]) {
-    const nameField = (mapping().resource(target.targetKind!) as Resource).nameField;
-    const rows = await walk.linkedNames(uid, target.attribute, nameField, rowIds);
-    const names = new Map<number, string[]>();
-    for (const { owner, name } of rows) {
-      const list = names.get(owner);
+  async function relatedNames(parts: PagePart[], rows: Array<ItemRow & { type_index: number }>) {
+    const relations = parts.flatMap((part, partIndex) => {
+      const rowIds = rows.filter((row) => row.type_index === partIndex).map((row) => row.id);
+      return part.taxonomies.flatMap(({ field, target }) =>
+        target.adapter === 'relation' && rowIds.length > 0
+          ? [{ key: `${partIndex}:${field}`, uid: part.resource.uid, target, rowIds }]
+          : []
+      );
+    });
+    const names = new Map<string, Map<number, string[]>>(
+      relations.map(({ key }) => [key, new Map<number, string[]>()])
+    );
+    if (relations.length === 0) return names;
+    const linked = await walk.linkedNames(
+      relations.map(({ uid, target, rowIds }) => ({
+        uid,
+        attribute: target.attribute,
+        nameAttribute: (mapping().resource(target.targetKind!) as Resource).nameField,
+        rowIds,
+      }))
+    );
+    for (const { linkSet, owner, name } of linked) {
+      const byRow = names.get(relations[linkSet].key)!;
+      const list = byRow.get(owner);
       if (list) list.push(name);
-      else names.set(owner, [name]);
+      else byRow.set(owner, [name]);
     }
     return names;
   }
@@ -204,8 +228,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /**
-     * One page of every published entry: the keys in one query, then each listed type's fields in
-     * one more, and the names of each of its categories and tags relations in one each.
+     * One page of every published entry: the keys in one query, then every listed type's fields
+     * in one more, and the names of every categories and tags relation in one more: three
+     * statements whatever the mix of types on the page.
      */
     async list({ offset, limit }: Paging): Promise<PageItem[]> {
       const resources: Resource[] = LISTED.map((kind) => mapping().resource(kind));
@@ -213,13 +238,19 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const scopes: LocaleScope[] = await Promise.all(resources.map((resource) => locales.scopeOf(resource)));
       const listed = resources.map(({ uid }, kindIndex) => ({ uid, ...scopes[kindIndex] }));
       const keys = await pageKeys(listed, offset, limit);
-      const items = await Promise.all(
-        resources.map((resource, kindIndex) => {
-          const ids = keys.filter((key) => key.kindIndex === kindIndex).map((key) => key.documentId);
-          return ids.length > 0 ? readItems(resource, scopes[kindIndex], ids) : new Map<string, PageItem>();
-        })
-      );
-      return keys.flatMap((key) => items[key.kindIndex].get(key.documentId) ?? []);
+      const parts = resources.flatMap((resource, kindIndex): PagePart[] => {
+        const documentIds = keys.filter((key) => key.kindIndex === kindIndex).map((key) => key.documentId);
+        const taxonomies = TAXONOMIES.flatMap((field) =>
+          resource.fields[field] ? [{ field, target: resource.fields[field] }] : []
+        );
+        return documentIds.length > 0
+          ? [{ kindIndex, resource, locale: scopes[kindIndex].locale, documentIds, taxonomies }]
+          : [];
+      });
+      if (parts.length === 0) return [];
+      const items = await readItems(parts);
+      const partOf = new Map(parts.map(({ kindIndex }, partIndex) => [kindIndex, partIndex]));
+      return keys.flatMap((key) => items[partOf.get(key.kindIndex)!].get(key.documentId) ?? []);
     },
   };
 };
