@@ -212,5 +212,13 @@ describe('connections of two locales with linkLocalizations', () => {
       ['en', undefined],
       ['fr', 'Pénombre'],
     ]);
+
+    // With fr's locale gone from the site, the log still answers: fr's rows without a title.
+    const locales = site.strapi.plugin('i18n').service('locales');
+    await locales.delete({ id: (await locales.findByCode('fr')).id });
+    expect(await titles(await loginAs(site, 'strapi-super-admin'))).toEqual([
+      ['en', 'Twilight'],
+      ['fr', undefined],
+    ]);
   });
 });

@@ -8,6 +8,7 @@ import { documentsOf } from '../../database/documents';
 import { UIDS } from '../../constants';
 import { DEFAULT_CONNECTION } from '../../config/connections';
 import { inConnection } from '../../utils/connection-scope';
+import { ContractError } from '../../contract/errors';
 
 export const ACTIVITY_UID = UIDS.activityEntry;
 
@@ -232,15 +233,20 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   /**
    * The type's title field as the Content Manager lists its entries ("entry title"), and the
-   * locale `connection` (else the first connection writing the type) writes it in; none for a
-   * type the contract does not write to, or titled by id.
+   * locale `connection` writes it in (rows from before connections: `default`'s, else the first
+   * connection's); none for a type the contract does not write to, or titled by id, nor where
+   * that connection no longer writes the type or its locale is gone from the site: a title in
+   * another locale would be another entry's, and the log must stay readable while the site is
+   * being mended.
    */
   async function titleFieldOf(uid: string, connection?: string): Promise<TitleField | undefined> {
     const contentType = contentTypeOf(strapi, uid);
     const writers = getService(strapi, 'mapping')
       .everyResource()
       .filter(({ resource }) => resource.uid === uid);
-    const writer = writers.find((candidate) => candidate.connection.name === connection) ?? writers[0];
+    const writer =
+      writers.find((candidate) => candidate.connection.name === (connection ?? DEFAULT_CONNECTION)) ??
+      (connection === undefined ? writers[0] : undefined);
     if (!contentType || !writer) return undefined;
     const configuration = await strapi
       .plugin('content-manager')
@@ -248,10 +254,15 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       .findConfiguration(contentType);
     const mainField: string | undefined = configuration?.settings?.mainField;
     if (!mainField || mainField === 'id' || mainField === 'documentId') return undefined;
-    const { locale } = await inConnection(writer.connection, () =>
-      getService(strapi, 'locales').scopeOf(writer.resource)
-    );
-    return { mainField, locale };
+    try {
+      const { locale } = await inConnection(writer.connection, () =>
+        getService(strapi, 'locales').scopeOf(writer.resource)
+      );
+      return { mainField, locale };
+    } catch (error) {
+      if (error instanceof ContractError) return undefined;
+      throw error;
+    }
   }
 
   /**
