@@ -51,6 +51,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const candidates = await documentsOf(strapi, uid).findMany({
       filters: { documentId: { $in: [...new Set(rows.map((row) => row.documentId))] } },
       fields: ['documentId', nameField],
+      // Of an editor's entries one name matches ("News", "news"), always the oldest.
+      sort: 'id:asc',
     });
     names.forEach((name, position) => {
       const matched = new Set(rows.filter((row) => row.wanted === position).map((row) => row.documentId));
