@@ -142,6 +142,8 @@ export const whereEqualsIgnoringCase = (strapi: Core.Strapi, table: string, colu
  * regard to case, as whereEqualsIgnoringCase finds them: one query, a UNION ALL of one indexed
  * lookup per value, each row tagged with the position of the value it matched (a number the code
  * makes, written into the query as it is), so each value gets exactly the rows its own lookup would.
+ * SQLite refuses a union of over 500 members; the contract's NAMES_MAX (100 names a field) keeps
+ * `values` below that.
  */
 export async function documentIdsEqualIgnoringCase(
   strapi: Core.Strapi,
