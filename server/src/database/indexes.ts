@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
 import { PLUGIN_ID } from '../constants';
-import type { Trx } from './knex';
+import { unionAllOf, type Trx } from './knex';
 
 type SchemaIndex = { name: string; columns: string[] };
 
@@ -157,10 +157,8 @@ export async function documentIdsEqualIgnoringCase(
       .select(strapi.db.connection.raw(`${Number(position)} as ??`, ['wanted']))
   );
   if (lookups.length === 0) return [];
-  const [first, ...others] = lookups;
-  const rows: Array<{ documentId: string; wanted: number | string }> = await (
-    others.length > 0 ? first.unionAll(others) : first
-  ).transacting(trx);
+  const rows: Array<{ documentId: string; wanted: number | string }> =
+    await unionAllOf(lookups).transacting(trx);
   return rows.map((row) => ({ documentId: row.documentId, wanted: Number(row.wanted) }));
 }
 

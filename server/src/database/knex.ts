@@ -14,3 +14,8 @@ export type Query = ReturnType<Knex>;
 
 /** A transaction, as `strapi.db.transaction` hands it to its callback and `transacting` takes it. */
 export type Trx = Parameters<Query['transacting']>[0];
+
+/** One query of `queries` (at least one) joined by UNION ALL, members unparenthesised: SQLite refuses them. */
+export function unionAllOf([first, ...others]: Query[]): Query {
+  return others.length > 0 ? first.unionAll(others) : first;
+}

@@ -1,5 +1,5 @@
 import type { Core } from '@strapi/strapi';
-import type { Query } from './knex';
+import { unionAllOf, type Query } from './knex';
 import { contentTypeOf } from './schemas';
 import { relationTableOf, tableOf } from './tables';
 
@@ -54,9 +54,8 @@ export function pageWalk(strapi: Core.Strapi) {
         ? member
         : member.orderBy([column('createdAt'), column('documentId')]).limit(offset + limit);
     });
-    const [first, ...others] = members;
     const ordered = unionMergesMembers
-      ? first.unionAll(others)
+      ? unionAllOf(members)
       : knex.select('*').from(knex.unionAll(members, true).as('page_keys'));
     const rows = await ordered
       .orderBy([{ column: 'createdAt' }, { column: 'kind_index' }, { column: 'documentId' }])
@@ -161,8 +160,7 @@ export function pageWalk(strapi: Core.Strapi) {
           .whereNotNull(column('publishedAt'));
         return locale ? select.where(column('locale'), locale) : select;
       });
-      const [first, ...others] = members;
-      const rows = await (others.length > 0 ? first.unionAll(others) : first);
+      const rows = await unionAllOf(members);
       return rows.map((row: Row & { type_index: number | string }) => ({
         ...row,
         type_index: Number(row.type_index),
@@ -199,8 +197,7 @@ export function pageWalk(strapi: Core.Strapi) {
           })
           .whereIn(`${join.name}.${join.joinColumn}`, rowIds);
       });
-      const [first, ...others] = members;
-      const rows = await (others.length > 0 ? first.unionAll(others) : first).orderBy([
+      const rows = await unionAllOf(members).orderBy([
         { column: 'link_set' },
         { column: 'link_order' },
         { column: 'link_id' },
