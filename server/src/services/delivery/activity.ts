@@ -198,16 +198,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   /** The rows of the connection in scope, as a filter. */
   const inScope = () => ({ connection: { $eq: getService(strapi, 'connections').current().name } });
 
-  /**
-   * documentId → the content type holding it, among the types the contract writes to; with the
-   * admin's `userAbility`, each with its title where that admin may read it, in the locale
-   * `connection` writes (a document several connections write has a title per locale).
-   */
-  async function locate(
-    ids: string[],
-    userAbility?: unknown,
-    connection?: string
-  ): Promise<Map<string, EntryLocation>> {
+  /** documentId → the content type holding it, among the types the contract writes to. */
+  async function locate(ids: string[]): Promise<Map<string, EntryLocation>> {
     const found = new Map<string, EntryLocation>();
     const wanted = [...new Set(ids)];
     if (wanted.length === 0) return found;
@@ -218,17 +210,34 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       });
       for (const { documentId } of rows) found.set(documentId, { uid, documentId });
     }
-    if (userAbility === undefined) return found;
+    return found;
+  }
+
+  /**
+   * `ids`' locations, each with its title where `userAbility`'s admin may read it, in the locale
+   * `connection` writes (a document several connections write has a title per locale).
+   */
+  async function titled(
+    located: Map<string, EntryLocation>,
+    ids: string[],
+    userAbility: unknown,
+    connection?: string
+  ): Promise<Map<string, EntryLocation>> {
+    const entries = new Map<string, EntryLocation>();
     // One look-up of each type's title field for the page, however many of its entries it lists.
     const titleFields = new Map<string, Promise<TitleField | undefined>>();
-    for (const location of found.values()) {
+    for (const id of new Set(ids)) {
+      const found = located.get(id);
+      if (!found) continue;
+      const location: EntryLocation = { ...found };
       if (!titleFields.has(location.uid))
         titleFields.set(location.uid, titleFieldOf(location.uid, connection));
       const field = await titleFields.get(location.uid);
       const title = field && (await titleOf(location, field, userAbility));
       if (title) location.title = title;
+      entries.set(id, location);
     }
-    return found;
+    return entries;
   }
 
   /**
@@ -342,12 +351,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         orderBy: NEWEST_FIRST,
       });
       // Each connection's rows are titled in its own locale; rows from before connections, in the first's.
+      const located = await locate(results.flatMap((row) => (row.entityId ? [row.entityId] : [])));
       const entries = new Map<string | null, Map<string, EntryLocation>>();
       for (const connection of new Set(results.map((row) => row.connection ?? null))) {
         const ids = results.flatMap((row) =>
           row.entityId && (row.connection ?? null) === connection ? [row.entityId] : []
         );
-        entries.set(connection, await locate(ids, userAbility, connection ?? undefined));
+        entries.set(connection, await titled(located, ids, userAbility, connection ?? undefined));
       }
       return {
         results: results.map((row) =>
