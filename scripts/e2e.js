@@ -139,7 +139,7 @@ async function startSite(env) {
     await exited;
   };
   try {
-    await waitForHealth(baseUrl, exited, { timeoutMs: BOOT_TIMEOUT_MS });
+    await waitForHealth(baseUrl, exited, { timeoutMs: BOOT_TIMEOUT_MS, pid: child.pid });
   } catch (error) {
     await stop();
     throw error;

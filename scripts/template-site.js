@@ -26,7 +26,7 @@ const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
-const { freePort } = require('./lib/example-site');
+const { onFreePort, waitForHealth } = require('./lib/example-site');
 const { readmeBlock } = require('./lib/readme-blocks');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -263,7 +263,15 @@ function followReadme(projectDir) {
  * @param {NodeJS.ProcessEnv} env
  */
 async function startSite(projectDir, env) {
-  const port = await freePort();
+  return onFreePort((port) => startSiteOn(projectDir, env, port));
+}
+
+/**
+ * @param {string} projectDir
+ * @param {NodeJS.ProcessEnv} env
+ * @param {number} port
+ */
+async function startSiteOn(projectDir, env, port) {
   const child = spawn(
     process.execPath,
     [path.join('node_modules', '@strapi', 'strapi', 'bin', 'strapi.js'), 'start'],
@@ -279,23 +287,16 @@ async function startSite(projectDir, env) {
   child.stderr.on('data', keep);
   /** @type {number | NodeJS.Signals | null | undefined} */
   let exitCode;
+  /** @type {Promise<number | NodeJS.Signals | null>} */
   const exited = new Promise((resolve) =>
     child.on('exit', (code, signal) => resolve((exitCode = code ?? signal)))
   );
   const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + BOOT_TIMEOUT_MS;
-  for (;;) {
-    if (exitCode !== undefined) throw new Error(`Strapi stopped while starting (${exitCode}):\n${log}`);
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`Strapi did not answer within ${BOOT_TIMEOUT_MS / 1000} s:\n${log}`);
-    }
-    try {
-      if ((await fetch(`${baseUrl}/_health`)).status === 204) break;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 300));
+  try {
+    await waitForHealth(baseUrl, exited, { timeoutMs: BOOT_TIMEOUT_MS, pid: child.pid });
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw new Error(`${/** @type {Error} */ (error).message}\n${log}`);
   }
   return {
     baseUrl,

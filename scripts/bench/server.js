@@ -4,7 +4,7 @@ const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { freePort } = require('../lib/example-site');
+const { onFreePort, waitForHealth } = require('../lib/example-site');
 
 const EXAMPLE_DIR = path.resolve(__dirname, '../../example');
 const STRAPI_CLI = path.join(
@@ -55,8 +55,16 @@ function runNode(args, env) {
  * @param {NodeJS.ProcessEnv} env
  * @param {{ cpuProfileDir?: string; statementsFile?: string }} [options]
  */
-async function startServer(env, { cpuProfileDir, statementsFile } = {}) {
-  const port = await freePort();
+async function startServer(env, options = {}) {
+  return onFreePort((port) => startServerOn(env, options, port));
+}
+
+/**
+ * @param {NodeJS.ProcessEnv} env
+ * @param {{ cpuProfileDir?: string; statementsFile?: string }} options
+ * @param {number} port
+ */
+async function startServerOn(env, { cpuProfileDir, statementsFile }, port) {
   const nodeArgs = [
     '--expose-gc',
     '--require',
@@ -92,20 +100,11 @@ async function startServer(env, { cpuProfileDir, statementsFile } = {}) {
   );
 
   const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + BOOT_TIMEOUT_MS;
-  for (;;) {
-    if (exitCode !== undefined) throw new Error(`The server stopped while booting (${exitCode}):\n${log}`);
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`The server did not answer within ${BOOT_TIMEOUT_MS / 1000} s:\n${log}`);
-    }
-    try {
-      const response = await fetch(`${baseUrl}/_health`, { signal: AbortSignal.timeout(2_000) });
-      if (response.status === 204) break;
-    } catch {
-      // Not listening yet.
-    }
-    await sleep(200);
+  try {
+    await waitForHealth(baseUrl, exited, { timeoutMs: BOOT_TIMEOUT_MS, pid: child.pid });
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw new Error(`${/** @type {Error} */ (error).message}\n${log}`);
   }
 
   // It answered, so its process was spawned and has a pid.

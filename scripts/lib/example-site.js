@@ -172,23 +172,67 @@ async function ensureBuilds({ env, run, log }) {
 const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
+ * The inodes of the sockets listening on `port` of any local address (Linux's /proc); undefined
+ * where the system has no /proc/net.
+ * @param {number} port
+ * @returns {string[] | undefined}
+ */
+function listeningSocketsOn(port) {
+  const localPort = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  /** @type {string[]} */
+  const inodes = [];
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    if (!fs.existsSync(table)) continue;
+    for (const line of fs.readFileSync(table, 'utf8').split('\n').slice(1)) {
+      // sl local_address rem_address st ... inode: state 0A is LISTEN, the inode is the tenth field.
+      const fields = line.trim().split(/\s+/);
+      if (fields[1]?.endsWith(localPort) && fields[3] === '0A') inodes.push(fields[9]);
+    }
+  }
+  return fs.existsSync('/proc/net/tcp') ? inodes : undefined;
+}
+
+/**
+ * Whether process `pid` is the one listening on `port`. A port freePort() found free may be
+ * taken by another process before Strapi opens it (another site booting beside it, under CI):
+ * that process's health check must not pass for this Strapi's. Assumed where /proc is missing.
+ * @param {number} pid
+ * @param {number} port
+ */
+function listensOn(pid, port) {
+  const inodes = listeningSocketsOn(port);
+  if (!inodes) return true;
+  const sockets = new Set(inodes.map((inode) => `socket:[${inode}]`));
+  const fdDir = `/proc/${pid}/fd`;
+  return fs.readdirSync(fdDir).some((fd) => {
+    try {
+      return sockets.has(fs.readlinkSync(path.join(fdDir, fd)));
+    } catch {
+      return false; // closed meanwhile
+    }
+  });
+}
+
+/**
  * Resolves once Strapi answers its health check; rejects when it exits first or the deadline
- * passes. Strapi opens its port only once it has fully booted.
+ * passes. Strapi opens its port only once it has fully booted. With its process's `pid`, only
+ * an answer from that process counts (see listensOn).
  * @param {string} baseUrl
  * @param {Promise<number | string | null>} exited resolves with the exit code (or signal) of Strapi's process
- * @param {{ timeoutMs?: number }} [options]
+ * @param {{ timeoutMs?: number, pid?: number }} [options]
  */
-async function waitForHealth(baseUrl, exited, { timeoutMs = Infinity } = {}) {
+async function waitForHealth(baseUrl, exited, { timeoutMs = Infinity, pid } = {}) {
   /** @type {number | string | null | undefined} */
   let exitStatus;
   exited.then((status) => (exitStatus = status));
   const deadline = Date.now() + timeoutMs;
+  const port = Number(new URL(baseUrl).port);
   while (Date.now() < deadline) {
     if (exitStatus !== undefined)
       throw new ScriptError(`Strapi stopped before it was ready (exit ${exitStatus}).`);
     try {
       const response = await fetch(`${baseUrl}/_health`, { signal: AbortSignal.timeout(2_000) });
-      if (response.status === 204) return;
+      if (response.status === 204 && (pid === undefined || listensOn(pid, port))) return;
     } catch {
       // Not listening yet.
     }
@@ -213,9 +257,30 @@ function freePort() {
   });
 }
 
+/** Strapi's words when its port was taken (`strapi start` exits with them). */
+const PORT_TAKEN = /port \d+ is already used/i;
+
+/**
+ * `start(port)` on a free port; on another one when the port was taken before Strapi opened it
+ * (start's error, which carries Strapi's log, says so), up to three ports.
+ * @template T
+ * @param {(port: number) => Promise<T>} start
+ * @returns {Promise<T>}
+ */
+async function onFreePort(start) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start(await freePort());
+    } catch (error) {
+      if (attempt === 3 || !PORT_TAKEN.test(String(/** @type {Error} */ (error).message))) throw error;
+    }
+  }
+}
+
 module.exports = {
   ScriptError,
   freePort,
+  onFreePort,
   ROOT,
   EXAMPLE_DIR,
   ADMIN_HASH_FILE,
