@@ -12,4 +12,5 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   await getService(strapi, 'receipts').stop();
   await getService(strapi, 'activity-writer').flush();
   await getService(strapi, 'role-permissions').flush();
+  await getService(strapi, 'pages').stop();
 };

@@ -1,4 +1,5 @@
 import type { Core } from '@strapi/strapi';
+import { committedReads } from './committed-reads';
 import { unionAllOf, type Query } from './knex';
 import { contentTypeOf } from './schemas';
 import { relationTableOf, tableOf } from './tables';
@@ -29,6 +30,8 @@ const CREATION_AS_TEXT: Partial<Record<string, string>> = {
  */
 // Over 50 lines: a repository factory; its statements, each short, share strapi through this closure.
 export function pageWalk(strapi: Core.Strapi) {
+  const reads = committedReads(strapi);
+
   /**
    * The keys of a page, counted from an offset or from the key before the page. Each member
    * reads its rows in order from the index the pages service adds, and the database merges the
@@ -57,17 +60,21 @@ export function pageWalk(strapi: Core.Strapi) {
     const ordered = unionMergesMembers
       ? unionAllOf(members)
       : knex.select('*').from(knex.unionAll(members, true).as('page_keys'));
-    const rows = await ordered
-      .orderBy([{ column: 'createdAt' }, { column: 'kind_index' }, { column: 'documentId' }])
-      .limit(limit)
-      .offset(offset);
-    return rows.map(
-      (row: { createdKey: PageKey['createdAt']; documentId: string; kind_index: number | string }) => ({
-        createdAt: row.createdKey,
-        kindIndex: Number(row.kind_index),
-        documentId: row.documentId,
-      })
+    const rows = await reads.read<{
+      createdKey: PageKey['createdAt'];
+      documentId: string;
+      kind_index: number | string;
+    }>(
+      ordered
+        .orderBy([{ column: 'createdAt' }, { column: 'kind_index' }, { column: 'documentId' }])
+        .limit(limit)
+        .offset(offset)
     );
+    return rows.map((row) => ({
+      createdAt: row.createdKey,
+      kindIndex: Number(row.kind_index),
+      documentId: row.documentId,
+    }));
   }
 
   /** The published rows (in the listed locale) of one listed type, as keys: creation, type, document. */
@@ -115,6 +122,9 @@ export function pageWalk(strapi: Core.Strapi) {
   }
 
   return {
+    /** Closes what the reads opened (Strapi stops). */
+    close: () => reads.close(),
+
     /**
      * One page of (document, type) keys over every listed type, in order of creation, from
      * `offset`, or from just after `after` (a key of the page before). The database sorts and
@@ -160,8 +170,8 @@ export function pageWalk(strapi: Core.Strapi) {
           .whereNotNull(column('publishedAt'));
         return locale ? select.where(column('locale'), locale) : select;
       });
-      const rows = await unionAllOf(members);
-      return rows.map((row: Row & { type_index: number | string }) => ({
+      const rows = await reads.read<Row & { type_index: number | string }>(unionAllOf(members));
+      return rows.map((row) => ({
         ...row,
         type_index: Number(row.type_index),
       }));
@@ -197,12 +207,10 @@ export function pageWalk(strapi: Core.Strapi) {
           })
           .whereIn(`${join.name}.${join.joinColumn}`, rowIds);
       });
-      const rows = await unionAllOf(members).orderBy([
-        { column: 'link_set' },
-        { column: 'link_order' },
-        { column: 'link_id' },
-      ]);
-      return rows.map((row: { link_set: number | string; owner: number; name: string }) => ({
+      const rows = await reads.read<{ link_set: number | string; owner: number; name: string }>(
+        unionAllOf(members).orderBy([{ column: 'link_set' }, { column: 'link_order' }, { column: 'link_id' }])
+      );
+      return rows.map((row) => ({
         linkSet: Number(row.link_set),
         owner: row.owner,
         name: row.name,

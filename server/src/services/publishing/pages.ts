@@ -268,5 +268,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         if (page.complete || read === PAGE_READS) return page.items;
       }
     },
+
+    /** Closes the page reads' own database connection (SQLite), as Strapi stops. */
+    stop: () => walk.close(),
   };
 };
