@@ -2,6 +2,7 @@ import { serviceOf, useSite } from '../helpers/site';
 import { indexName } from '../../server/src/database/indexes';
 import { documentsOf, UIDS } from '../helpers/inspect';
 import { testDatabaseClient } from '../helpers/databases';
+import type { Trx } from '../../server/src/database/knex';
 
 // The example's demo catalogue (3 products in 2 categories) is part of what is listed.
 const site = useSite({ PUBLISH_BRIDGE_DEMO_SEED: 'true' });
@@ -426,29 +427,47 @@ test('a page of posts, categories and products reads its items in three statemen
   }
 );
 
+/**
+ * A write transaction on the site's connection that runs `work` and then stays open until its
+ * `end()`, which rolls it back and resolves once it has.
+ */
+async function heldWrite(work: (trx: Trx) => Promise<unknown>) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let began!: () => void;
+  const begun = new Promise<void>((resolve) => (began = resolve));
+  const rolledBack = new Error('rolled back');
+  const write = site.strapi.db
+    .transaction(async ({ trx }) => {
+      await work(trx);
+      began();
+      await released;
+      throw rolledBack;
+    })
+    .catch((error: Error) => {
+      if (error !== rolledBack) throw error;
+    });
+  await Promise.race([begun, write]);
+  return {
+    async end() {
+      release();
+      await write;
+    },
+  };
+}
+
 (testDatabaseClient() === 'sqlite' ? test : test.skip)(
   "a page is read while a write holds the site's only SQLite connection",
   async () => {
     // SQLite serves the site through one connection, held by a write transaction from its first
     // statement to its commit: the publisher's walk must not wait behind every publish.
-    const { strapi } = site;
     const expected = (await site.send('GET', '/pages?per_page=5')).body;
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let began!: () => void;
-    const begun = new Promise<void>((resolve) => (began = resolve));
-    const write = strapi.db.transaction(async () => {
-      await strapi.db.query(UIDS.post).findOne({ select: ['id'] });
-      began();
-      await released;
-    });
-    await begun;
+    const write = await heldWrite(() => site.strapi.db.query(UIDS.post).findOne({ select: ['id'] }));
     const waited = new Promise<'still waiting'>((resolve) =>
       setTimeout(() => resolve('still waiting'), 5_000)
     );
     const page = await Promise.race([site.send('GET', '/pages?per_page=5'), waited]);
-    release();
-    await write;
+    await write.end();
     expect(page === 'still waiting' ? page : page.body).toEqual(expected);
   }
 );
@@ -458,32 +477,17 @@ test('a page of posts, categories and products reads its items in three statemen
   async () => {
     // A write whose changes outgrow SQLite's page cache spills them into the file, which it then
     // holds exclusively until it ends: no second connection can read it meanwhile.
-    const { strapi } = site;
-    const knex = strapi.db.connection;
+    const knex = site.strapi.db.connection;
     const expected = (await site.send('GET', '/pages?per_page=5')).body;
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let began!: () => void;
-    const begun = new Promise<void>((resolve) => (began = resolve));
     const [{ cache_size: cacheSize }] = await knex.raw('PRAGMA cache_size');
-    const rolledBack = new Error('rolled back');
-    const write = strapi.db
-      .transaction(async ({ trx }) => {
-        await trx.raw('PRAGMA cache_size = 10');
-        await trx.raw('CREATE TABLE pb_spilled (bytes BLOB)');
-        await trx.raw('INSERT INTO pb_spilled VALUES (randomblob(4000000))');
-        began();
-        await released;
-        throw rolledBack;
-      })
-      .catch((error: Error) => {
-        if (error !== rolledBack) throw error;
-      });
-    await begun;
+    const write = await heldWrite(async (trx) => {
+      await trx.raw('PRAGMA cache_size = 10');
+      await trx.raw('CREATE TABLE pb_spilled (bytes BLOB)');
+      await trx.raw('INSERT INTO pb_spilled VALUES (randomblob(4000000))');
+    });
     const page = site.send('GET', '/pages?per_page=5');
     await new Promise((resolve) => setTimeout(resolve, 300));
-    release();
-    await write;
+    await write.end();
     await knex.raw(`PRAGMA cache_size = ${Number(cacheSize)}`);
     expect((await page).body).toEqual(expected);
   }
