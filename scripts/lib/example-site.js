@@ -178,18 +178,19 @@ const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(
  * @returns {string[] | undefined}
  */
 function listeningSocketsOn(port) {
+  if (!fs.existsSync('/proc/net/tcp')) return undefined;
   const localPort = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
   /** @type {string[]} */
   const inodes = [];
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    if (!fs.existsSync(table)) continue;
+    if (!fs.existsSync(table)) continue; // no IPv6
     for (const line of fs.readFileSync(table, 'utf8').split('\n').slice(1)) {
       // sl local_address rem_address st ... inode: state 0A is LISTEN, the inode is the tenth field.
       const fields = line.trim().split(/\s+/);
       if (fields[1]?.endsWith(localPort) && fields[3] === '0A') inodes.push(fields[9]);
     }
   }
-  return fs.existsSync('/proc/net/tcp') ? inodes : undefined;
+  return inodes;
 }
 
 /**
