@@ -1,6 +1,9 @@
 import {
   driverMessageOf,
+  isLockWaitExceeded,
   isLostConnection,
+  isRetryableConflict,
+  isSqliteBusy,
   isUniqueViolation,
   missingTableOf,
 } from '../../server/src/utils/database-errors';
@@ -43,6 +46,25 @@ describe('isLostConnection', () => {
   it('tells a unique violation apart', () => {
     expect(isUniqueViolation(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBe(true);
     expect(isUniqueViolation(new Error('Connection terminated unexpectedly'))).toBe(false);
+  });
+});
+
+describe("SQLite's busy file", () => {
+  const withCode = (code: string) => Object.assign(new Error('database is locked'), { code });
+
+  it.each(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_BUSY_RECOVERY', 'SQLITE_BUSY_TIMEOUT'])(
+    'counts %s as a busy file: a lock wait, tried again',
+    (code) => {
+      expect(isSqliteBusy(withCode(code))).toBe(true);
+      expect(isLockWaitExceeded(withCode(code))).toBe(true);
+      expect(isRetryableConflict(withCode(code))).toBe(true);
+    }
+  );
+
+  it.each(['SQLITE_BUSYNESS', 'SQLITE_LOCKED', 'SQLITE_NOTADB'])('does not count %s', (code) => {
+    expect(isSqliteBusy(withCode(code))).toBe(false);
+    expect(isLockWaitExceeded(withCode(code))).toBe(false);
+    expect(isRetryableConflict(withCode(code))).toBe(false);
   });
 });
 

@@ -11,13 +11,15 @@ const UNIQUE_VIOLATIONS = new Set([
   'SQLITE_CONSTRAINT_PRIMARYKEY',
 ]);
 /**
- * Deadlocks, serialization failures and SQLite's busy file: the same work succeeds when tried
- * again. A lock wait that ran past the plugin's limit is not among them: another session holds
- * the lock for longer than a request should wait, and trying again would only wait again.
+ * Deadlocks and serialization failures: the same work succeeds when tried again, as it does after
+ * SQLite's busy file. A lock wait that ran past the plugin's limit is not among them: another
+ * session holds the lock for longer than a request should wait, and trying again would only wait again.
  */
-const TRANSIENT_CONFLICTS = new Set(['40P01', '40001', 'ER_LOCK_DEADLOCK', 'SQLITE_BUSY']);
-/** PostgreSQL's lock_timeout, MySQL's and MariaDB's lock waits (rows and tables), SQLite's busy file. */
-const LOCK_WAITS_EXCEEDED = new Set(['55P03', 'ER_LOCK_WAIT_TIMEOUT', 'SQLITE_BUSY']);
+const TRANSIENT_CONFLICTS = new Set(['40P01', '40001', 'ER_LOCK_DEADLOCK']);
+/** PostgreSQL's lock_timeout, MySQL's and MariaDB's lock waits (rows and tables), as SQLite's busy file is. */
+const LOCK_WAITS_EXCEEDED = new Set(['55P03', 'ER_LOCK_WAIT_TIMEOUT']);
+/** SQLite's busy file: SQLITE_BUSY and its extended codes (SQLITE_BUSY_SNAPSHOT, _RECOVERY, _TIMEOUT). */
+const SQLITE_BUSY = /^SQLITE_BUSY(_|$)/;
 const MYSQL_ERRNO_CODES: Record<number, string> = {
   1062: 'ER_DUP_ENTRY',
   1205: 'ER_LOCK_WAIT_TIMEOUT',
@@ -104,11 +106,16 @@ export const isLostConnection = (error: unknown) =>
 /** A write that lost a race to a concurrent one, so running it again sees the winner's rows. */
 export const isRetryableConflict = (error: unknown) =>
   isStrapiUniqueRefusal(error) ||
-  codesOf(error).some((code) => UNIQUE_VIOLATIONS.has(code) || TRANSIENT_CONFLICTS.has(code));
+  codesOf(error).some(
+    (code) => UNIQUE_VIOLATIONS.has(code) || TRANSIENT_CONFLICTS.has(code) || SQLITE_BUSY.test(code)
+  );
 
 /** A statement gave up waiting for a lock another database session held. */
 export const isLockWaitExceeded = (error: unknown) =>
-  codesOf(error).some((code) => LOCK_WAITS_EXCEEDED.has(code));
+  codesOf(error).some((code) => LOCK_WAITS_EXCEEDED.has(code) || SQLITE_BUSY.test(code));
+
+/** SQLite found its file locked by another connection. */
+export const isSqliteBusy = (error: unknown) => codesOf(error).some((code) => SQLITE_BUSY.test(code));
 
 /** Another row already holds the value a unique index guards. */
 export const isUniqueViolation = (error: unknown) =>
