@@ -46,6 +46,7 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
     await getService(strapi, 'settings').capabilitiesOfAnyConnection()
   );
   getService(strapi, 'schedules').start();
+  getService(strapi, 'pages').start();
   strapi.log.info(startupSummary(strapi, { indexesAdded, permissionsGivenBack }));
 };
 

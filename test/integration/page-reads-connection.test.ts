@@ -15,9 +15,10 @@ type PreparedConnection = {
 /**
  * A site whose database config prepares each SQLite connection (`pool.afterCreate`), as a site
  * does to set an encryption key or a function a connection without them could not read with; it
- * records the connections it prepared and the warnings logged.
+ * records the connections it prepared and the warnings logged. `refusal` is what its preparation
+ * answers for the connection opened after `prepared` others (none: it prepares it).
  */
-function usePreparingSite() {
+function usePreparingSite(refusal: (prepared: number) => Error | null = () => null) {
   const prepared: PreparedConnection[] = [];
   const warnings: string[] = [];
   const site = useSite(
@@ -26,9 +27,13 @@ function usePreparingSite() {
       beforeLoad(strapi) {
         strapi.config.set(
           'database.connection.pool.afterCreate',
-          (connection: PreparedConnection, done: (error: null, connection: PreparedConnection) => void) => {
-            prepared.push(connection);
-            done(null, connection);
+          (
+            connection: PreparedConnection,
+            done: (error: Error | null, connection: PreparedConnection) => void
+          ) => {
+            const refused = refusal(prepared.length);
+            if (!refused) prepared.push(connection);
+            done(refused, connection);
           }
         );
         listenToLog(strapi, 'warn', (message) => void warnings.push(message));
@@ -76,12 +81,31 @@ function usePreparingSite() {
   const preparing = usePreparingSite();
 
   test("a page reads through the site's connection and opens no other", async () => {
-    expect((await preparing.site.send('GET', '/pages?per_page=5')).status).toBe(200);
+    // Opened as Strapi started, before any page was asked.
     expect(preparing.readOnly()).toHaveLength(1);
     // Strapi destroys plugins before it closes its HTTP server: a page can still arrive.
     await serviceOf(preparing.site, 'pages').stop();
+    expect((await preparing.site.send('GET', '/pages?per_page=5')).status).toBe(200);
     expect((await preparing.site.send('GET', '/pages?per_page=5')).status).toBe(200);
     expect(preparing.prepared.filter((connection) => connection.open)).toHaveLength(1);
     expect(preparing.fallbackWarnings()).toHaveLength(0);
   });
 });
+
+(testDatabaseClient() === 'sqlite' ? describe : describe.skip)(
+  "a site whose preparation refuses the page list's connection",
+  () => {
+    const preparing = usePreparingSite((prepared) =>
+      prepared > 0 ? new Error('the key store answered no') : null
+    );
+
+    test("pages read through the site's connection, and the start says why once", async () => {
+      expect((await preparing.site.send('GET', '/pages?per_page=5')).status).toBe(200);
+      expect((await preparing.site.send('GET', '/pages?per_page=5')).status).toBe(200);
+      expect(preparing.prepared).toHaveLength(1);
+      expect(preparing.fallbackWarnings()).toEqual([
+        expect.stringContaining('did not open (the key store answered no)'),
+      ]);
+    });
+  }
+);

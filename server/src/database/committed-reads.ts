@@ -23,70 +23,87 @@ type DriverClient = {
  * 0): while a write holds the file (a large transaction whose pages spilled into it) the read
  * goes through the site's connection, as before.
  *
- * The second connection is prepared as the site's pool prepares each of its own (the database
- * config's `pool.afterCreate`: an encryption key, functions). Whatever else fails on it, the read
- * goes through the site's connection, and when that one answers, the second connection is given
- * up for good: a site whose file only its own connection can read keeps its page list. Other
- * databases, whose pools hold many connections, read through the site's connection, and so does
- * every read once Strapi stops (it destroys plugins before it closes its HTTP server).
+ * The second connection is opened as Strapi starts, when the site's pool opened its own, and
+ * prepared the same way (the database config's `pool.afterCreate`: an encryption key,
+ * functions); until it is open, and once Strapi stops (it destroys plugins before it closes its
+ * HTTP server), reads go through the site's connection and never wait for it. Whatever else
+ * fails on it, the read goes through the site's connection, and when that one answers, the
+ * second connection is given up for good: a site whose file only its own connection can read
+ * keeps its page list. Other databases, whose pools hold many connections, read through the
+ * site's connection.
  */
 export function committedReads(strapi: Core.Strapi) {
-  let opened: Promise<DriverConnection | undefined> | undefined;
+  let opening: Promise<void> | undefined;
+  let own: DriverConnection | undefined;
   /** Strapi stopped, or the connection failed a read the site's answered: every read goes through the site's. */
   let siteOnly = false;
 
-  async function open(): Promise<DriverConnection | undefined> {
-    const client = strapi.db.connection.client as DriverClient;
-    const filename = client.connectionSettings?.filename;
-    if (strapi.db.dialect.client !== 'sqlite' || !filename) return undefined;
-    const connection = await client.acquireRawConnection();
-    try {
-      await prepareAsTheSitePrepares(client, connection);
-      connection.pragma('query_only = ON');
-      connection.pragma('busy_timeout = 0');
-      return connection;
-    } catch (error) {
-      connection.close();
-      throw error;
-    }
-  }
-
   function giveUp(why: string) {
     siteOnly = true;
+    own = undefined;
     strapi.log.warn(
       `[${PLUGIN_ID}] the page list reads through the site's connection: a read-only one of its own ${why}`
     );
   }
 
   return {
+    /** Opens the reading connection where the site's database is a SQLite file; reads do not wait for it. */
+    open() {
+      opening ??= openReadingConnection(strapi).then(
+        (connection) => {
+          if (siteOnly) connection?.close();
+          else own = connection;
+        },
+        (error: unknown) => giveUp(`did not open (${driverMessageOf(error)})`)
+      );
+    },
+
     /** Runs `query` through the reading connection, or through the site's where there is none or it fails. */
     async read<Row>(query: Query): Promise<Row[]> {
-      opened ??= open().catch((error: Error) => {
-        giveUp(`did not open (${error.message})`);
-        return undefined;
-      });
-      const own = siteOnly ? undefined : await opened;
-      if (!own || siteOnly) return query;
+      const connection = own;
+      if (!connection) return query;
       try {
-        return await query.clone().connection(own);
+        return await query.clone().connection(connection);
       } catch (error) {
         const rows: Row[] = await query;
-        if (!isSqliteBusy(error) && !siteOnly) {
+        if (!isSqliteBusy(error) && own === connection) {
           giveUp(`failed a read the site's answered (${driverMessageOf(error)})`);
-          own.close();
+          connection.close();
         }
         return rows;
       }
     },
 
-    /** Closes the reading connection, if one was opened; every read after this goes through the site's. */
-    async close() {
-      const wasOpen = !siteOnly;
+    /** Closes the reading connection, now or once it has opened; every read after this goes through the site's. */
+    close() {
       siteOnly = true;
-      const own = await opened;
-      if (wasOpen) own?.close();
+      own?.close();
+      own = undefined;
     },
   };
+}
+
+/**
+ * A read-only connection to the site's SQLite file, prepared as the site's pool prepares each of
+ * its own, under the same conditions (the driver's busy timeout included, as Strapi starts);
+ * undefined for any other database. Then it never waits for a lock.
+ */
+async function openReadingConnection(strapi: Core.Strapi): Promise<DriverConnection | undefined> {
+  const client = strapi.db.connection.client as DriverClient;
+  if (strapi.db.dialect.client !== 'sqlite' || !client.connectionSettings?.filename) return undefined;
+  const connection = await client.acquireRawConnection();
+  try {
+    await prepareAsTheSitePrepares(client, connection);
+    connection.pragma('query_only = ON');
+    connection.pragma('busy_timeout = 0');
+    // A site that locks its file for its one connection (locking_mode EXCLUSIVE) must not find it
+    // locked by this one, which would keep the shared lock of its first read.
+    connection.pragma('locking_mode = NORMAL');
+    return connection;
+  } catch (error) {
+    connection.close();
+    throw error;
+  }
 }
 
 /** How long the site's `pool.afterCreate` may take on the reading connection (knex's pool would wait its acquire timeout). */

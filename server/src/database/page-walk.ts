@@ -122,6 +122,8 @@ export function pageWalk(strapi: Core.Strapi) {
   }
 
   return {
+    /** Opens what the reads use beside the site's connection (Strapi starts); they do not wait for it. */
+    open: () => reads.open(),
     /** Closes what the reads opened (Strapi stops). */
     close: () => reads.close(),
 

@@ -269,6 +269,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       }
     },
 
+    /** Opens the page reads' own database connection (SQLite), as Strapi starts. */
+    start: () => walk.open(),
     /** Closes the page reads' own database connection (SQLite), as Strapi stops. */
     stop: () => walk.close(),
   };
