@@ -9,6 +9,7 @@
  *   --requests 5                                      requests per side; the table shows the mean of each
  *   --site-connections 2                              the site has that many connections (as the bench's option)
  *   --keep-database                                   leave the database in place, to EXPLAIN its statements
+ *   --dump DIR                                        write each request's statements to DIR, a file a request
  *
  * The example site is booted as the bench boots it (scripts/bench/setup.js, `strapi start`), with
  * count-statements.js preloaded into the server: it writes each statement Strapi's knex connection
@@ -48,6 +49,8 @@ function parseArguments(argv) {
     requests: 5,
     siteConnections: 1,
     keepDatabase: false,
+    /** @type {string | undefined} */
+    dump: undefined,
   };
   for (let i = 0; i < argv.length; i += 1) {
     const given = argv[i];
@@ -58,6 +61,7 @@ function parseArguments(argv) {
     }
     const value = inline ?? argv[(i += 1)];
     if (flag === '--db' && isClient(value)) options.db = value;
+    else if (flag === '--dump' && value) options.dump = path.resolve(value);
     else if ((flag === '--items' || flag === '--requests') && /^\d+$/.test(value))
       options[flag === '--items' ? 'items' : 'requests'] = Number(value);
     else if (flag === '--site-connections' && /^[1-9]\d*$/.test(value))
@@ -108,6 +112,22 @@ function statementReader(/** @type {string} */ file) {
  */
 function tally(counts, statements) {
   for (const sql of statements) counts.set(kindOf(sql), (counts.get(kindOf(sql)) ?? 0) + 1);
+}
+
+/**
+ * Writes one request's statements to a file of their own in `directory`, named after the request.
+ * @param {string} directory
+ * @param {string} name
+ * @param {string[]} during
+ * @param {string[]} after
+ */
+function dumpStatements(directory, name, during, after) {
+  fs.mkdirSync(directory, { recursive: true });
+  const file = path.join(directory, `${name.replace(/[^\w.-]+/g, '_')}.sql`);
+  fs.writeFileSync(
+    file,
+    [...during, '-- after the answer', ...after].map((sql) => `${sql};`).join('\n') + '\n'
+  );
 }
 
 const total = (/** @type {Map<string, number>} */ counts) => [...counts.values()].reduce((a, b) => a + b, 0);
@@ -202,9 +222,12 @@ async function main() {
         // Whatever ran since the last request's settling is no request's.
         read();
         expectStatus(await send(baseUrl, request()), expect, side);
-        tally(row.during, read());
+        const during = read();
         await sleep(SETTLE_MS);
-        tally(row.after, read());
+        const after = read();
+        tally(row.during, during);
+        tally(row.after, after);
+        if (options.dump) dumpStatements(options.dump, `${side} ${i + 1}`, during, after);
       }
       rows.push(row);
     };

@@ -115,11 +115,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
         const { documentId } = params;
         await getService(strapi, 'editor-changes')
           .noteDraftSave(context.uid, documentId, result, saved)
-          .catch((error: Error) =>
+          .catch((error: Error) => {
+            // In the plugin's own work the note is a statement of its transaction: the work fails with it.
+            if (isPluginWork()) throw error;
             strapi.log.warn(
               `[${PLUGIN_ID}] could not note the ${context.action} of ${context.uid} ${documentId}'s draft: ${error.message}`
-            )
-          );
+            );
+          });
       }
       return result;
     });

@@ -5,6 +5,7 @@ import { managedEntries, type StoredManagedEntry } from '../../database/managed-
 import type { Trx } from '../../database/knex';
 import { inBoundedTransaction } from '../../database/lock-waits';
 import { pluginConfig } from '../../plugin';
+import { isPluginWork } from '../delivery/transactions';
 import { changedFields, digestOf, type Fingerprints, type ShapesOf } from '../../mapping/fingerprints';
 import type { Resource } from '../../resources';
 import type { LocaleScope } from '../site/locales';
@@ -158,9 +159,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       saved: boolean | null
     ): Promise<void> {
       if (locales !== '*' && locales.length === 0) return;
-      await inBoundedTransaction(strapi, pluginConfig(strapi).lockTimeoutMs, (trx) =>
-        rows.noteDraftSave(trx, uid, documentId, locales, saved)
-      );
+      const note = (trx: Trx) => rows.noteDraftSave(trx, uid, documentId, locales, saved);
+      // The plugin's own work (a publish, an update, a restore) runs in its transaction, whose lock
+      // waits it bounds already: the note is one more statement of it, where a savepoint of its
+      // own would cost two more, and the work fails with it (on PostgreSQL it would anyway).
+      if (isPluginWork()) await strapi.db.transaction(({ trx }: { trx: Trx }) => note(trx));
+      else await inBoundedTransaction(strapi, pluginConfig(strapi).lockTimeoutMs, note);
     },
 
     /** Forgets the entry in the plugin's locale: it was deleted there. */

@@ -173,16 +173,19 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /**
      * The document named by the first of `keys` that still exists, its rows locked. Keys left
      * behind by a document deleted in the Content Manager are dropped, so the name can be reused.
+     * `held`: a document whose rows the caller has locked as `lock` says, found without locking again.
      */
     async findLive(
       trx: Trx,
       registryName: string,
       uid: string,
       keys: string[],
-      lock: RowLock = {}
+      lock: RowLock = {},
+      held?: string
     ): Promise<string | null> {
       for (const key of keys) {
         const target = await this.lookup(trx, registryName, key, lock);
+        if (target && target === held) return target;
         if (target && (await this.lockDocument(trx, uid, target, lock))) return target;
         if (target) await this.forgetKey(trx, registryName, key);
       }

@@ -44,7 +44,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    */
   async function linkSource(transaction: Transaction, sourceId: string, documentId: string, at: LocaleScope) {
     const { registry, uid } = resource();
-    const holder = await identities().findLive(transaction.trx, registry, uid, [sourceKey(sourceId)], at);
+    const key = sourceKey(sourceId);
+    // The update locked the post's rows already: most updates send the source_id the post has.
+    const holder = await identities().findLive(transaction.trx, registry, uid, [key], at, documentId);
     if (holder === documentId) return;
     if (holder) {
       throw new ContractError(
@@ -52,7 +54,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         `source_id "${sourceId}" already belongs to post ${holder}. Send this update to that post, or give this post a source_id of its own.`
       );
     }
-    await identities().claim(transaction.trx, registry, sourceKey(sourceId), documentId);
+    await identities().claim(transaction.trx, registry, key, documentId);
   }
 
   /**
