@@ -51,8 +51,8 @@ export function requestReceipts(strapi: Core.Strapi) {
      * Inserts the receipt unless one with its fingerprint is there, as the first statement of a
      * write's transaction; on PostgreSQL and MySQL a concurrent twin waits here for the first
      * transaction to end. True when the database says it inserted it: a new receipt, the usual
-     * case, costs this one statement. MySQL and MariaDB do not say (always false there): the
-     * caller reads the receipt back.
+     * case, costs this one statement. MySQL and MariaDB say it by the rows the INSERT IGNORE
+     * affected, which knex's insert does not hand on: it runs as a raw statement there.
      */
     async insertIfAbsent(trx: Trx, { fingerprint, claimant, expiresAt }: NewReceipt): Promise<boolean> {
       const { column } = table();
@@ -65,8 +65,9 @@ export function requestReceipts(strapi: Core.Strapi) {
         .onConflict(column('fingerprint'))
         .ignore();
       if (mysql()) {
-        await insert;
-        return false;
+        const { sql, bindings } = insert.toSQL();
+        const [result] = (await trx.raw(sql, bindings)) as [{ affectedRows: number }];
+        return result.affectedRows === 1;
       }
       return (await insert.returning(column('claimant'))).length > 0;
     },

@@ -226,7 +226,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const claim = claims.getStore();
       if (!claim) return;
       if (claim.replayed) throw new ReplayDetected();
-      // Where the database does not say it inserted the receipt, it is read back.
+      // A receipt there already is read: a replay's, or one a failed write left to take over.
       const inserted = await receipts.insertIfAbsent(trx, claim);
       if (!inserted && !(await ownsReceipt(trx, claim))) {
         claim.replayed = true;
