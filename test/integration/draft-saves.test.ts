@@ -125,6 +125,29 @@ describe(`an editor's save of a draft the platform wrote, on ${db}`, () => {
     expect(await published(id)).toMatchObject({ excerpt: 'Editor’s reviewed excerpt' });
   });
 
+  test("the platform's publish writes nothing while the database refuses the plugin's note of it, then goes through", async () => {
+    const reply = await site.send('POST', '/posts', {
+      title: 'Platform draft, note refused',
+      content: '<p>Platform body.</p>',
+      status: 'draft',
+    });
+    expect(reply.status).toBe(200);
+    const id = reply.body.id as string;
+    const allowDraftMarks = await refuseDraftMarks(site);
+    try {
+      // The publish and its note on the managed entry commit together or not at all: a publish
+      // whose note were lost would keep an editor's mark it should have cleared.
+      const refused = await site.send('PUT', `/posts/${id}`, { status: 'publish' });
+      expect(refused.status).toBeGreaterThanOrEqual(500);
+      expect(refused.body).toEqual({ error: expect.any(String) });
+    } finally {
+      await allowDraftMarks();
+    }
+    expect(await published(id)).toBeNull();
+    await put(id, { status: 'publish' });
+    expect(await published(id)).not.toBeNull();
+  });
+
   test('policy overwrite: the platform publishes, as it asked', async () => {
     const id = await draftWithAnEditorsExcerpt();
 

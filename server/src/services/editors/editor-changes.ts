@@ -116,7 +116,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
         await getService(strapi, 'editor-changes')
           .noteDraftSave(context.uid, documentId, result, saved)
           .catch((error: Error) => {
-            // In the plugin's own work the note is a statement of its transaction: the work fails with it.
+            // In the plugin's own work the note is a statement of its transaction: the work fails with it
+            // (fingerprints.markDraftSaved).
             if (isPluginWork()) throw error;
             strapi.log.warn(
               `[${PLUGIN_ID}] could not note the ${context.action} of ${context.uid} ${documentId}'s draft: ${error.message}`

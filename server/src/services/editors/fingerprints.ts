@@ -161,9 +161,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       if (locales !== '*' && locales.length === 0) return;
       const note = (trx: Trx) => rows.noteDraftSave(trx, uid, documentId, locales, saved);
       // The plugin's own work (a publish, an update, a restore) runs in its transaction, whose lock
-      // waits it bounds already: the note is one more statement of it, where a savepoint of its
-      // own would cost two more, and the work fails with it (on PostgreSQL it would anyway).
-      if (isPluginWork()) await strapi.db.transaction(({ trx }: { trx: Trx }) => note(trx));
+      // waits it bounds: the note is one more statement of it (a savepoint of its own would cost
+      // two more), and the work commits with it or fails with it, so a publish never leaves
+      // behind the mark it should have cleared. Work abandoned after its transaction ended (a
+      // lost connection) has none: its note is bounded on its own, as an editor's.
+      if (isPluginWork() && strapi.db.inTransaction())
+        await strapi.db.transaction(({ trx }: { trx: Trx }) => note(trx));
       else await inBoundedTransaction(strapi, pluginConfig(strapi).lockTimeoutMs, note);
     },
 
