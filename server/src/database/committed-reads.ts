@@ -54,7 +54,10 @@ export function committedReads(strapi: Core.Strapi) {
           if (siteOnly) connection?.close();
           else own = connection;
         },
-        (error: unknown) => giveUp(`did not open (${driverMessageOf(error)})`)
+        (error: unknown) => {
+          // Not said once Strapi stopped: nothing reads then.
+          if (!siteOnly) giveUp(`did not open (${driverMessageOf(error)})`);
+        }
       );
     },
 
