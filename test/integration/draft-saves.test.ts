@@ -40,8 +40,8 @@ describe(`an editor's save of a draft the platform wrote, on ${db}`, () => {
     return latestActivityNotes(site.strapi);
   }
 
-  /** A draft the platform created without an excerpt, to which an editor then added one and saved. */
-  async function draftWithAnEditorsExcerpt() {
+  /** A draft the platform created without an excerpt. */
+  async function platformDraft() {
     run += 1;
     const reply = await site.send('POST', '/posts', {
       title: `Platform draft ${run}`,
@@ -50,7 +50,12 @@ describe(`an editor's save of a draft the platform wrote, on ${db}`, () => {
       source_id: `draft-saves-${Date.now()}-${run}`,
     });
     expect(reply.status).toBe(200);
-    const id = reply.body.id as string;
+    return reply.body.id as string;
+  }
+
+  /** A draft the platform created without an excerpt, to which an editor then added one and saved. */
+  async function draftWithAnEditorsExcerpt() {
+    const id = await platformDraft();
     await editorSaves(id);
     return id;
   }
@@ -126,13 +131,7 @@ describe(`an editor's save of a draft the platform wrote, on ${db}`, () => {
   });
 
   test("the platform's publish writes nothing while the database refuses the plugin's note of it, then goes through", async () => {
-    const reply = await site.send('POST', '/posts', {
-      title: 'Platform draft, note refused',
-      content: '<p>Platform body.</p>',
-      status: 'draft',
-    });
-    expect(reply.status).toBe(200);
-    const id = reply.body.id as string;
+    const id = await platformDraft();
     const allowDraftMarks = await refuseDraftMarks(site);
     try {
       // The publish and its note on the managed entry commit together or not at all: a publish

@@ -103,19 +103,18 @@ export const isLostConnection = (error: unknown) =>
   isConnectionFailure(error) ||
   PG_CONNECTION_LOST.test(String((error as Error)?.message ?? '').replace(/^.* - /, ''));
 
+/** SQLite found its file locked by another connection. */
+export const isSqliteBusy = (error: unknown) => codesOf(error).some((code) => SQLITE_BUSY.test(code));
+
 /** A write that lost a race to a concurrent one, so running it again sees the winner's rows. */
 export const isRetryableConflict = (error: unknown) =>
   isStrapiUniqueRefusal(error) ||
-  codesOf(error).some(
-    (code) => UNIQUE_VIOLATIONS.has(code) || TRANSIENT_CONFLICTS.has(code) || SQLITE_BUSY.test(code)
-  );
+  isSqliteBusy(error) ||
+  codesOf(error).some((code) => UNIQUE_VIOLATIONS.has(code) || TRANSIENT_CONFLICTS.has(code));
 
 /** A statement gave up waiting for a lock another database session held. */
 export const isLockWaitExceeded = (error: unknown) =>
-  codesOf(error).some((code) => LOCK_WAITS_EXCEEDED.has(code) || SQLITE_BUSY.test(code));
-
-/** SQLite found its file locked by another connection. */
-export const isSqliteBusy = (error: unknown) => codesOf(error).some((code) => SQLITE_BUSY.test(code));
+  isSqliteBusy(error) || codesOf(error).some((code) => LOCK_WAITS_EXCEEDED.has(code));
 
 /** Another row already holds the value a unique index guards. */
 export const isUniqueViolation = (error: unknown) =>
