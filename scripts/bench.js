@@ -12,6 +12,8 @@
  *   --fill-first                               add them before anything else, so A to C also run on a big site
  *   --only A,C                                 run some scenarios only (F is the slowest; G alone takes ~30 s)
  *   --cpu-prof DIR                             start the server with node --cpu-prof, profile written to DIR
+ *   --side plugin|native                       run one side of A, B and C only (no ratios): a CPU profile of
+ *                                              it is then that side's alone, to set beside the other's
  *   --site-connections 20                      the site has that many connections (config `connections`); the
  *                                              plugin's requests go to `default`, which sets an option of its own,
  *                                              so every request finds its connection and merges its options
@@ -173,6 +175,7 @@ function parseArguments(argv) {
     fillFirst: false,
     keepDatabase: false,
     siteConnections: 1,
+    side: /** @type {'plugin' | 'native' | undefined} */ (undefined),
   };
   const numbers = /** @type {const} */ (['connections', 'rounds', 'seconds', 'warmup', 'items']);
   for (let i = 0; i < argv.length; i += 1) {
@@ -191,7 +194,13 @@ function parseArguments(argv) {
     else if (name === 'fill-first') options.fillFirst = true;
     else if (name === 'keep-database') options.keepDatabase = true;
     else if (name === 'site-connections') options.siteConnections = Number(value());
-    else throw new BenchError(`Unknown option ${argv[i]} (see the comment at the top of scripts/bench.js).`);
+    else if (name === 'side') {
+      const side = value();
+      if (side !== 'plugin' && side !== 'native')
+        throw new BenchError(`--side must be plugin or native, not "${side}".`);
+      options.side = side;
+    } else
+      throw new BenchError(`Unknown option ${argv[i]} (see the comment at the top of scripts/bench.js).`);
   }
   for (const name of numbers) {
     if (!Number.isInteger(options[name]) || options[name] < 0)
@@ -202,6 +211,11 @@ function parseArguments(argv) {
   const unknown = options.only.filter((s) => !SCENARIOS.includes(s));
   if (unknown.length)
     throw new BenchError(`--only takes ${SCENARIOS.join(', ')}; not ${unknown.join(', ')}.`);
+  const twoSided = ['A', 'B', 'C'];
+  if (options.side && options.only.some((scenario) => !twoSided.includes(scenario)))
+    throw new BenchError(
+      `--side needs --only with ${twoSided.join(', ')} only: the other scenarios have no native side.`
+    );
   return options;
 }
 
@@ -442,7 +456,8 @@ async function main() {
      * `shape` overrides the load's, e.g. `{ connections: 1 }` for latency alone.
      * @type {(title: string, sideList: Side[], shape?: { connections?: number }) => Promise<Record<string, Stats>>}
      */
-    const measure = async (title, sideList, shape = {}) => {
+    const measure = async (title, allSides, shape = {}) => {
+      const sideList = allSides.filter((side) => !options.side || side.label === options.side);
       for (const side of sideList) {
         if (options.warmup > 0) await run({ ...load, ...shape, seconds: options.warmup, ...side });
       }
@@ -526,7 +541,8 @@ async function main() {
         });
       }
       const stats = await measure('A/B/E', sideList);
-      const perRequest = (/** @type {string} */ name) => 1 / stats[name].rps;
+      // NaN (a ratio of null) for a side --side left out.
+      const perRequest = (/** @type {string} */ name) => (stats[name] ? 1 / stats[name].rps : NaN);
       if (wants('A')) {
         ratios.create_ratio = round(perRequest('A plugin') / perRequest('A native'));
         if (!options.fillFirst)
@@ -587,7 +603,7 @@ async function main() {
           expect: [200],
         },
       ]);
-      ratios.update_ratio = round(1 / stats['C plugin'].rps / (1 / stats['C native'].rps));
+      if (!options.side) ratios.update_ratio = round(1 / stats['C plugin'].rps / (1 / stats['C native'].rps));
     }
 
     if (wants('I')) {
