@@ -174,19 +174,19 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       kept: Values
     ): Promise<(attribute: string, documentId: string) => boolean> {
       const attributes = contentTypeOf(strapi, uid)?.attributes ?? {};
-      const found = await Promise.all(
-        Object.entries(kept).map(async ([attribute, value]) => {
-          const target = (attributes[attribute] as { type?: string; target?: string } | undefined) ?? {};
-          const documentIds = relatedDocumentIds(value);
-          if (target.type !== 'relation' || !target.target || documentIds.length === 0) return [];
-          const rows = await rowsOf<{ documentId: string }>(strapi, target.target).findMany({
-            where: { documentId: { $in: documentIds } },
-            select: ['documentId'],
-          });
-          return rows.map(({ documentId }) => `${attribute}#${documentId}`);
-        })
-      );
-      const existing = new Set(found.flat());
+      const existing = new Set<string>();
+      // One after the other: in the restore's transaction they share one connection, which runs
+      // one query at a time (pg warns of a second sent while one runs, and pg 9 refuses it).
+      for (const [attribute, value] of Object.entries(kept)) {
+        const target = (attributes[attribute] as { type?: string; target?: string } | undefined) ?? {};
+        const documentIds = relatedDocumentIds(value);
+        if (target.type !== 'relation' || !target.target || documentIds.length === 0) continue;
+        const rows = await rowsOf<{ documentId: string }>(strapi, target.target).findMany({
+          where: { documentId: { $in: documentIds } },
+          select: ['documentId'],
+        });
+        for (const { documentId } of rows) existing.add(`${attribute}#${documentId}`);
+      }
       return (attribute, documentId) => existing.has(`${attribute}#${documentId}`);
     },
 
