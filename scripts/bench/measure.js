@@ -154,6 +154,8 @@ function summarise(runs) {
   return {
     requests: runs.reduce((sum, r) => sum + r.sent, 0),
     rps: counted / seconds,
+    /** Seconds per request in each round, in round order (pairedRatio). */
+    roundSeconds: runs.map((r) => r.seconds / r.count),
     median: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     /** The server process's own CPU time (user + system) per request: what load on the machine barely changes. */
@@ -190,4 +192,21 @@ async function alternate({ sides, rounds, seconds, baseUrl, connections, serverC
   return Object.fromEntries(sides.map((side) => [side.name, summarise(runs[side.name])]));
 }
 
-module.exports = { run, alternate, summarise };
+/**
+ * One side's time per request over another's, as the median of the rounds' ratios: `alternate`
+ * ran the two back to back in each round, so a round in which the machine stalled (a shared
+ * machine's neighbours) is one ratio of eight, where pooled over all rounds it weighs on the
+ * side it hit. NaN when a side did not run.
+ * @param {ReturnType<typeof summarise> | undefined} top
+ * @param {ReturnType<typeof summarise> | undefined} bottom
+ */
+function pairedRatio(top, bottom) {
+  if (!top || !bottom) return NaN;
+  const ratios = top.roundSeconds
+    .map((seconds, round) => seconds / bottom.roundSeconds[round])
+    .sort((a, b) => a - b);
+  const middle = Math.floor(ratios.length / 2);
+  return ratios.length % 2 === 1 ? ratios[middle] : (ratios[middle - 1] + ratios[middle]) / 2;
+}
+
+module.exports = { run, alternate, summarise, pairedRatio };
