@@ -1,5 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import type { Trx } from './knex';
+import { inSavepoint } from './transactions';
 
 /**
  * Bounds how long the statements of one of the plugin's transactions wait for a lock another
@@ -38,7 +39,8 @@ export async function limitLockWaits(
  * caller logs it. Inside a caller's transaction the work runs unbounded in a savepoint of it: a
  * failed statement rolls back to the savepoint only, where it would abort the caller's whole
  * transaction on PostgreSQL (an editor's publish in the Content Manager), which is not the
- * plugin's to risk.
+ * plugin's to risk. A failure that ended the caller's transaction all the same is
+ * TransactionEnded, which the plugin's code passes on to the caller.
  */
 export async function inBoundedTransaction<T>(
   strapi: Core.Strapi,
@@ -50,7 +52,7 @@ export async function inBoundedTransaction<T>(
   return (await strapi.db.transaction(async ({ trx }: { trx: Trx }) => {
     const restore = bounded ? await limitLockWaits(strapi, trx, lockTimeoutMs) : async () => {};
     try {
-      return bounded ? await work(trx) : await trx.transaction((savepoint) => work(savepoint));
+      return bounded ? await work(trx) : await inSavepoint(trx, work);
     } finally {
       // The session is the pool's: the server's default back, unless its connection is gone.
       await restore().catch(() => {});

@@ -4,6 +4,7 @@ import type { Fingerprints } from '../mapping/fingerprints';
 import type { Trx } from './knex';
 import { contentTypeOf } from './schemas';
 import { instantFromStored, storedInstant, tableOf } from './tables';
+import { inSavepoint } from './transactions';
 
 /** An entry in one locale, as its managed-entry row names it: no locale for a type without i18n. */
 export type EntryLocale = { locale?: string };
@@ -130,11 +131,12 @@ export function managedEntries(strapi: Core.Strapi) {
 
     /**
      * Marks the entry's draft as saved in Strapi, in a savepoint of `trx`: an UPDATE the database
-     * refuses rolls back alone, and the caller's transaction goes on.
+     * refuses rolls back alone, and the caller's transaction goes on (unless the failure ended it:
+     * inSavepoint).
      */
     async markDraftSavedInSavepoint(trx: Trx, uid: string, documentId: string, at: EntryLocale) {
       const { name, column } = table();
-      await trx.transaction((savepoint) =>
+      await inSavepoint(trx, (savepoint) =>
         knex()(name)
           .transacting(savepoint)
           .where(rowOf(uid, documentId, at))

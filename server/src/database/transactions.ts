@@ -1,5 +1,40 @@
 import type { Core } from '@strapi/strapi';
+import { endsTransaction } from '../utils/database-errors';
 import type { Trx } from './knex';
+
+/**
+ * The database ended the whole transaction the plugin's work ran in a savepoint of (its error is
+ * the `cause`): whoever began it must hear of it, since what it runs next would run outside any
+ * transaction. A plugin's write then is tried again, as after any deadlock.
+ */
+export class TransactionEnded extends Error {
+  constructor(cause: unknown) {
+    super(`the database ended the transaction: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    this.name = 'TransactionEnded';
+  }
+}
+
+/**
+ * Runs `work` in a savepoint of `trx`: a statement the database refuses rolls back to the
+ * savepoint alone, and the caller may go on with its transaction. Where the database ended the
+ * whole transaction instead (endsTransaction: a deadlock on MySQL and MariaDB, which forget the
+ * savepoint too, so knex's rollback to it fails in its turn), the failure is TransactionEnded.
+ */
+export async function inSavepoint<T>(trx: Trx, work: (savepoint: Trx) => Promise<T>): Promise<T> {
+  let failure: unknown;
+  try {
+    return await trx.transaction(async (savepoint) => {
+      try {
+        return await work(savepoint);
+      } catch (error) {
+        failure = error;
+        throw error;
+      }
+    });
+  } catch (error) {
+    throw endsTransaction(failure) ? new TransactionEnded(failure) : error;
+  }
+}
 
 /**
  * The statements that set the isolation level of the plugin's transactions: only MySQL and

@@ -116,6 +116,13 @@ export const isRetryableConflict = (error: unknown) =>
 export const isLockWaitExceeded = (error: unknown) =>
   isSqliteBusy(error) || codesOf(error).some((code) => LOCK_WAITS_EXCEEDED.has(code));
 
+/**
+ * The database ended the whole transaction, not the failed statement alone: MySQL and MariaDB
+ * roll all of it back on a deadlock, savepoints with it, where PostgreSQL and SQLite roll back to
+ * the savepoint. What the transaction ran after it would run outside any transaction.
+ */
+export const endsTransaction = (error: unknown) => codesOf(error).includes('ER_LOCK_DEADLOCK');
+
 /** Another row already holds the value a unique index guards. */
 export const isUniqueViolation = (error: unknown) =>
   codesOf(error).some((code) => UNIQUE_VIOLATIONS.has(code));

@@ -8,6 +8,7 @@ import type { ContractInput, EditorChangeDecision } from '../types';
 import { getService } from '../../plugin';
 import { PLUGIN_ID } from '../../constants';
 import { isPluginWork } from '../delivery/transactions';
+import { TransactionEnded } from '../../database/transactions';
 import { sharesValuesAcrossLocales } from '../../database/published-version';
 
 /**
@@ -117,8 +118,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
           .noteDraftSave(context.uid, documentId, result, saved)
           .catch((error: Error) => {
             // In the plugin's own work the note is a statement of its transaction: the work fails with it
-            // (fingerprints.markDraftSaved).
-            if (isPluginWork()) throw error;
+            // (fingerprints.markDraftSaved). A failure that ended the caller's transaction (a deadlock
+            // on MySQL and MariaDB) is the caller's too: what it runs next would run outside one.
+            if (isPluginWork() || error instanceof TransactionEnded) throw error;
             strapi.log.warn(
               `[${PLUGIN_ID}] could not note the ${context.action} of ${context.uid} ${documentId}'s draft: ${error.message}`
             );

@@ -6,6 +6,7 @@ import type { Trx } from '../../database/knex';
 import { inBoundedTransaction } from '../../database/lock-waits';
 import { pluginConfig } from '../../plugin';
 import { isPluginWork } from '../delivery/transactions';
+import { TransactionEnded } from '../../database/transactions';
 import { changedFields, digestOf, type Fingerprints, type ShapesOf } from '../../mapping/fingerprints';
 import type { Resource } from '../../resources';
 import type { LocaleScope } from '../site/locales';
@@ -45,14 +46,14 @@ export async function managedEntry(
   const { savedSinceNoted, ...row } = await rows.read(trx, uid, documentId, at);
   const savedUnmarked = !row.draftSavedInStrapi && savedSinceNoted;
   if (trx && savedUnmarked) {
-    // A mark the database refuses must not fail the write, which the answer below holds back all the same.
-    await rows
-      .markDraftSavedInSavepoint(trx, uid, documentId, at)
-      .catch((error: Error) =>
-        strapi.log.warn(
-          `[${PLUGIN_ID}] could not note the editor's save of ${uid} ${documentId}'s draft: ${error.message}`
-        )
+    // A mark the database refuses must not fail the write, which the answer below holds back all
+    // the same; a failure that ended the write's transaction does (the write is tried again).
+    await rows.markDraftSavedInSavepoint(trx, uid, documentId, at).catch((error: Error) => {
+      if (error instanceof TransactionEnded) throw error;
+      strapi.log.warn(
+        `[${PLUGIN_ID}] could not note the editor's save of ${uid} ${documentId}'s draft: ${error.message}`
       );
+    });
   }
   return { ...row, draftSavedInStrapi: row.draftSavedInStrapi || savedUnmarked };
 }

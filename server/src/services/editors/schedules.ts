@@ -8,6 +8,7 @@ import { contentTypeOf } from '../../database/schemas';
 import { managedEntries, type DuePublish } from '../../database/managed-entries';
 import type { Trx } from '../../database/knex';
 import { inBoundedTransaction } from '../../database/lock-waits';
+import { TransactionEnded } from '../../database/transactions';
 import type { Resource } from '../../resources';
 import type { LocaleScope } from '../site/locales';
 import { entryOfScheduledPublish } from '../delivery/activity';
@@ -248,11 +249,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
             documentId,
             (context.params as { locale?: unknown }).locale,
             `scheduled publish cancelled: an editor ${action}ed the post by hand before its date`
-          ).catch((error: Error) =>
+          ).catch((error: Error) => {
+            // A failure that ended the editor's transaction (a deadlock on MySQL and MariaDB) is theirs.
+            if (error instanceof TransactionEnded) throw error;
             strapi.log.warn(
               `[${PLUGIN_ID}] could not cancel the scheduled publish of ${uid} ${documentId} after an editor's ${action}: ${error.message}`
-            )
-          );
+            );
+          });
         }
         return result;
       });
