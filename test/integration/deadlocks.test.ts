@@ -68,13 +68,13 @@ async function someoneWaitsOn(knex: Knex, table: string): Promise<void> {
 }
 
 /**
- * Runs `work` with a ballast table for the holding session, and returns the deadlocks the
- * database reported meanwhile.
+ * Runs `work` with a ballast table for the holding session, and returns the statements the
+ * database picked as deadlocks' victims meanwhile.
  */
-async function deadlocksDuring(knex: Knex, work: () => Promise<void>): Promise<unknown[]> {
-  const deadlocks: unknown[] = [];
-  const onQueryError = (error: { code?: string }) => {
-    if (DEADLOCK_CODES.has(String(error?.code))) deadlocks.push(error);
+async function deadlocksDuring(knex: Knex, work: () => Promise<void>): Promise<string[]> {
+  const deadlocks: string[] = [];
+  const onQueryError = (error: { code?: string }, query: { sql?: string }) => {
+    if (DEADLOCK_CODES.has(String(error?.code))) deadlocks.push(String(query?.sql));
   };
   knex.on('query-error', onQueryError);
   await knex.schema.dropTableIfExists(BALLAST);
@@ -168,27 +168,25 @@ async function sendIntoDeadlock(
   60_000
 );
 
+type ColumnsMeta = Meta & { attributes: Record<string, { columnName?: string }> };
+const columnOf = (meta: ColumnsMeta, attribute: string) => meta.attributes[attribute].columnName ?? attribute;
+
 /**
  * An editor's save the draft mark does not tell of (saved past the Document Service) is written
- * into the mark in a savepoint of the plugin's write. On MariaDB a deadlock there rolled back the
- * whole write, its request receipt with it, and the savepoint's failure was only logged: the rest
- * of the write ran outside any transaction and answered 200, and a replay of the request would
- * have run again. Now the write is tried again from the start. PostgreSQL rolls back to the
- * savepoint only, and the write goes on in its transaction.
+ * into the mark in a savepoint of the plugin's write. A deadlock there was only logged, but on
+ * MariaDB it had rolled back the whole write, its request receipt with it: the rest ran outside
+ * any transaction and answered 200, and a replay of the request would have run again. Now the
+ * write is tried again from the start. PostgreSQL rolls back to the savepoint only, and the
+ * write goes on in its transaction.
  */
 (session ? test : test.skip)(
-  "an editor's save noted during a write, the note picked as a deadlock's victim: the write is whole, its receipt kept",
+  "an editor's save noted during a write, the note picked as a deadlock's victim: the write is tried again whole, the save kept",
   async () => {
     const knex = site.strapi.db.connection as unknown as Knex;
     const post = storageOf(site.strapi, 'post');
-    const entries = site.strapi.db.metadata.get(post.uid as never) as unknown as Meta & {
-      attributes: Record<string, { columnName?: string }>;
-    };
-    const managed = site.strapi.db.metadata.get(UIDS.managedEntry as never) as unknown as Meta & {
-      attributes: Record<string, { columnName?: string }>;
-    };
+    const entries = site.strapi.db.metadata.get(post.uid as never) as unknown as ColumnsMeta;
+    const managed = site.strapi.db.metadata.get(UIDS.managedEntry as never) as unknown as ColumnsMeta;
     const receipts = site.strapi.db.metadata.get(UIDS.requestReceipt as never) as unknown as Meta;
-    const column = (meta: typeof managed, name: string) => meta.attributes[name].columnName ?? name;
 
     const created = await site.send('POST', '/posts', fullPost({ source_id: 'deadlock-noted' }));
     expect(created.status).toBe(200);
@@ -196,7 +194,7 @@ async function sendIntoDeadlock(
     // An editor's save of the draft that went past the Document Service, so no mark tells of it.
     await knex(entries.tableName)
       .where({ id: draft.id })
-      .update({ [column(entries, 'updatedAt')]: new Date(Date.now() + 60_000) });
+      .update({ [columnOf(entries, 'updatedAt')]: new Date(Date.now() + 60_000) });
     const receiptsBefore = await knex(receipts.tableName).count({ count: '*' }).first();
 
     let answered: Awaited<ReturnType<typeof site.send>> | undefined;
@@ -208,7 +206,7 @@ async function sendIntoDeadlock(
           // The entry's managed-entry row, where the write notes the editor's save.
           hold: (holder) =>
             holder(managed.tableName)
-              .where(column(managed, 'entryDocumentId'), created.body.id)
+              .where(columnOf(managed, 'entryDocumentId'), created.body.id)
               .forUpdate()
               .select('*'),
           waitedOn: managed.tableName,
@@ -219,12 +217,74 @@ async function sendIntoDeadlock(
       );
     });
 
-    expect(deadlocks.length).toBeGreaterThan(0);
+    // The victim was the note of the save, in its savepoint.
+    expect(deadlocks).toEqual(expect.arrayContaining([expect.stringContaining(managed.tableName)]));
     expect(answered!.status).toBe(200);
     const receiptsAfter = await knex(receipts.tableName).count({ count: '*' }).first();
     expect(Number(receiptsAfter!.count)).toBe(Number(receiptsBefore!.count) + 1);
     const written = await documentsOf(site.strapi, post.uid).findOne({ documentId: created.body.id });
     expect(written.title).toBe('Noted, updated');
+    const row = await knex(managed.tableName)
+      .where(columnOf(managed, 'entryDocumentId'), created.body.id)
+      .first(columnOf(managed, 'draftSavedInStrapi'));
+    expect(Boolean(Number(row[columnOf(managed, 'draftSavedInStrapi')]))).toBe(true);
+  },
+  60_000
+);
+
+/**
+ * An editor's publish of a platform's post in a transaction of Strapi's (the Content Manager
+ * publishes in one), whose note on the plugin's table is a deadlock's victim. On MariaDB the
+ * deadlock rolled back the whole publish, and the note's failure was only logged: the publish
+ * answered as done and nothing was published. Now it fails, as it would without the plugin.
+ * PostgreSQL rolls back to the note's savepoint: the publish goes through, the note's failure
+ * logged.
+ */
+(session ? test : test.skip)(
+  "an editor's publish in Strapi's transaction whose note is a deadlock's victim: done on PostgreSQL, failed whole on MariaDB",
+  async () => {
+    const knex = site.strapi.db.connection as unknown as Knex;
+    const post = storageOf(site.strapi, 'post');
+    const entries = site.strapi.db.metadata.get(post.uid as never) as unknown as ColumnsMeta;
+    const managed = site.strapi.db.metadata.get(UIDS.managedEntry as never) as unknown as ColumnsMeta;
+    const documents = documentsOf(site.strapi, post.uid);
+
+    const created = await site.send('POST', '/posts', fullPost({ source_id: 'deadlock-editor' }));
+    expect(created.status).toBe(200);
+    const documentId = created.body.id as string;
+    await documents.update({ documentId, data: { title: 'The editor’s title' } });
+    const before = await documents.findOne({ documentId, status: 'published' });
+
+    let publishing: Promise<unknown> | undefined;
+    const deadlocks = await deadlocksDuring(knex, async () => {
+      const holder = await knex.transaction();
+      try {
+        await session!.prepare(holder);
+        await holder(managed.tableName)
+          .where(columnOf(managed, 'entryDocumentId'), documentId)
+          .forUpdate()
+          .select('*');
+        publishing = site.strapi.db.transaction(() => documents.publish({ documentId }));
+        // Settled below; a rejection must not be unhandled meanwhile.
+        publishing.catch(() => {});
+        await someoneWaitsOn(knex, managed.tableName);
+        // The publish deleted the published version it replaces, and holds it: this closes the cycle.
+        await holder(entries.tableName).where({ id: before.id }).update({ title: 'Held by another session' });
+      } finally {
+        await holder.rollback();
+      }
+      await publishing.catch(() => {});
+    });
+
+    expect(deadlocks).toEqual(expect.arrayContaining([expect.stringContaining(managed.tableName)]));
+    const after = await documents.findOne({ documentId, status: 'published' });
+    if (db === 'mariadb') {
+      await expect(publishing).rejects.toThrow(/ended the transaction/);
+      expect(after).toMatchObject({ id: before.id, title: before.title });
+    } else {
+      await expect(publishing).resolves.toBeDefined();
+      expect(after.title).toBe('The editor’s title');
+    }
   },
   60_000
 );

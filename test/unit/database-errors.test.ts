@@ -1,6 +1,5 @@
 import {
   driverMessageOf,
-  endsTransaction,
   isLockWaitExceeded,
   isLostConnection,
   isRetryableConflict,
@@ -69,29 +68,14 @@ describe("SQLite's busy file", () => {
   });
 });
 
-describe('endsTransaction', () => {
-  const error = (fields: object) => Object.assign(new Error('deadlock'), fields);
-
+describe("MariaDB's snapshot conflict (ER_CHECKREAD, innodb_snapshot_isolation)", () => {
   it.each([
-    ['a MySQL or MariaDB deadlock', error({ code: 'ER_LOCK_DEADLOCK', errno: 1213 })],
-    ['a deadlock named by its errno alone', error({ code: 'ER_UNKNOWN_ERROR', errno: 1213 })],
-    ['a deadlock as the cause of another error', error({ cause: error({ code: 'ER_LOCK_DEADLOCK' }) })],
-  ])('is true for %s: the whole transaction was rolled back, and is still retried', (_name, ended) => {
-    expect(endsTransaction(ended)).toBe(true);
-    expect(isRetryableConflict(ended)).toBe(true);
-  });
-
-  it.each([
-    ['a PostgreSQL deadlock (rolled back to its savepoint)', error({ code: '40P01' })],
-    ['a serialization failure', error({ code: '40001' })],
-    [
-      'a MySQL lock wait past its limit (the statement only)',
-      error({ code: 'ER_LOCK_WAIT_TIMEOUT', errno: 1205 }),
-    ],
-    ['a busy SQLite file', error({ code: 'SQLITE_BUSY' })],
-    ['a unique violation', error({ code: 'ER_DUP_ENTRY' })],
-  ])('is false for %s', (_name, failure) => {
-    expect(endsTransaction(failure)).toBe(false);
+    ['by its code', { code: 'ER_CHECKREAD', errno: 1020 }],
+    ['by its errno alone', { code: 'ER_UNKNOWN_ERROR', errno: 1020 }],
+  ])('is a conflict tried again, %s', (_how, fields) => {
+    const conflict = Object.assign(new Error('Record has changed since last read in table'), fields);
+    expect(isRetryableConflict(conflict)).toBe(true);
+    expect(isLockWaitExceeded(conflict)).toBe(false);
   });
 });
 

@@ -52,7 +52,7 @@ export async function inBoundedTransaction<T>(
   return (await strapi.db.transaction(async ({ trx }: { trx: Trx }) => {
     const restore = bounded ? await limitLockWaits(strapi, trx, lockTimeoutMs) : async () => {};
     try {
-      return bounded ? await work(trx) : await inSavepoint(trx, work);
+      return bounded ? await work(trx) : await inSavepoint(strapi, trx, work);
     } finally {
       // The session is the pool's: the server's default back, unless its connection is gone.
       await restore().catch(() => {});

@@ -136,7 +136,7 @@ export function managedEntries(strapi: Core.Strapi) {
      */
     async markDraftSavedInSavepoint(trx: Trx, uid: string, documentId: string, at: EntryLocale) {
       const { name, column } = table();
-      await inSavepoint(trx, (savepoint) =>
+      await inSavepoint(strapi, trx, (savepoint) =>
         knex()(name)
           .transacting(savepoint)
           .where(rowOf(uid, documentId, at))

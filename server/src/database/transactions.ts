@@ -1,6 +1,9 @@
 import type { Core } from '@strapi/strapi';
-import { endsTransaction } from '../utils/database-errors';
+import { driverMessageOf } from '../utils/database-errors';
 import type { Trx } from './knex';
+
+/** The flag of a MySQL or MariaDB answer that says a transaction is open on its connection. */
+const SERVER_STATUS_IN_TRANS = 1;
 
 /**
  * The database ended the whole transaction the plugin's work ran in a savepoint of (its error is
@@ -9,30 +12,41 @@ import type { Trx } from './knex';
  */
 export class TransactionEnded extends Error {
   constructor(cause: unknown) {
-    super(`the database ended the transaction: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    super(`the database ended the transaction: ${driverMessageOf(cause)}`, { cause });
     this.name = 'TransactionEnded';
+  }
+}
+
+/** Whether MySQL or MariaDB still has a transaction open on `trx`'s connection (no answer: none). */
+async function mysqlTransactionOpen(trx: Trx): Promise<boolean> {
+  try {
+    const [header] = (await trx.raw('DO 0')) as [{ serverStatus?: number }];
+    return ((header?.serverStatus ?? 0) & SERVER_STATUS_IN_TRANS) !== 0;
+  } catch {
+    return false;
   }
 }
 
 /**
  * Runs `work` in a savepoint of `trx`: a statement the database refuses rolls back to the
- * savepoint alone, and the caller may go on with its transaction. Where the database ended the
- * whole transaction instead (endsTransaction: a deadlock on MySQL and MariaDB, which forget the
- * savepoint too, so knex's rollback to it fails in its turn), the failure is TransactionEnded.
+ * savepoint alone, and the caller may go on with its transaction. MySQL and MariaDB end the whole
+ * transaction on some failures instead, savepoints and all: a deadlock, MariaDB's snapshot
+ * conflict (ER_CHECKREAD, from 11.6.2), a lock wait with innodb_rollback_on_timeout. Which ones
+ * depends on the server and its settings, so after a failure the server is asked whether the
+ * transaction is still open; when not, the failure is TransactionEnded. (knex's mysql2 dialect
+ * then logs "Transaction was implicitly committed, do not mix transactions and DDL": it reads the
+ * rollback to a savepoint that is gone as DDL's doing.)
  */
-export async function inSavepoint<T>(trx: Trx, work: (savepoint: Trx) => Promise<T>): Promise<T> {
-  let failure: unknown;
+export async function inSavepoint<T>(
+  strapi: Core.Strapi,
+  trx: Trx,
+  work: (savepoint: Trx) => Promise<T>
+): Promise<T> {
   try {
-    return await trx.transaction(async (savepoint) => {
-      try {
-        return await work(savepoint);
-      } catch (error) {
-        failure = error;
-        throw error;
-      }
-    });
+    return await trx.transaction((savepoint) => work(savepoint));
   } catch (error) {
-    throw endsTransaction(failure) ? new TransactionEnded(failure) : error;
+    const ended = strapi.db.dialect.client === 'mysql' && !(await mysqlTransactionOpen(trx));
+    throw ended ? new TransactionEnded(error) : error;
   }
 }
 

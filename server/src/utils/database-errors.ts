@@ -11,16 +11,18 @@ const UNIQUE_VIOLATIONS = new Set([
   'SQLITE_CONSTRAINT_PRIMARYKEY',
 ]);
 /**
- * Deadlocks and serialization failures: the same work succeeds when tried again, as it does after
- * SQLite's busy file. A lock wait that ran past the plugin's limit is not among them: another
+ * Deadlocks and serialization failures (among them MariaDB's ER_CHECKREAD: a row changed since
+ * the transaction's snapshot, under innodb_snapshot_isolation): the same work succeeds when tried
+ * again, as it does after SQLite's busy file. A lock wait that ran past the plugin's limit is not among them: another
  * session holds the lock for longer than a request should wait, and trying again would only wait again.
  */
-const TRANSIENT_CONFLICTS = new Set(['40P01', '40001', 'ER_LOCK_DEADLOCK']);
+const TRANSIENT_CONFLICTS = new Set(['40P01', '40001', 'ER_LOCK_DEADLOCK', 'ER_CHECKREAD']);
 /** PostgreSQL's lock_timeout, MySQL's and MariaDB's lock waits (rows and tables), as SQLite's busy file is. */
 const LOCK_WAITS_EXCEEDED = new Set(['55P03', 'ER_LOCK_WAIT_TIMEOUT']);
 /** SQLite's busy file: SQLITE_BUSY and its extended codes (SQLITE_BUSY_SNAPSHOT, _RECOVERY, _TIMEOUT). */
 const SQLITE_BUSY = /^SQLITE_BUSY(_|$)/;
 const MYSQL_ERRNO_CODES: Record<number, string> = {
+  1020: 'ER_CHECKREAD',
   1062: 'ER_DUP_ENTRY',
   1205: 'ER_LOCK_WAIT_TIMEOUT',
   1213: 'ER_LOCK_DEADLOCK',
@@ -115,13 +117,6 @@ export const isRetryableConflict = (error: unknown) =>
 /** A statement gave up waiting for a lock another database session held. */
 export const isLockWaitExceeded = (error: unknown) =>
   isSqliteBusy(error) || codesOf(error).some((code) => LOCK_WAITS_EXCEEDED.has(code));
-
-/**
- * The database ended the whole transaction, not the failed statement alone: MySQL and MariaDB
- * roll all of it back on a deadlock, savepoints with it, where PostgreSQL and SQLite roll back to
- * the savepoint. What the transaction ran after it would run outside any transaction.
- */
-export const endsTransaction = (error: unknown) => codesOf(error).includes('ER_LOCK_DEADLOCK');
 
 /** Another row already holds the value a unique index guards. */
 export const isUniqueViolation = (error: unknown) =>
