@@ -92,13 +92,13 @@ async function deadlocksDuring(knex: Knex, work: () => Promise<void>): Promise<s
 }
 
 /**
- * Sends the site a request while another session holds a lock the request waits for
- * (`hold`), then has that session take one the request holds (`close`): a deadlock, whose
- * victim is the site's request. The other session then rolls back; the request's answer.
+ * Starts work on the site (a request, a Document Service call) while another session holds a
+ * lock the work waits for (`hold`), then has that session take one the work holds (`close`): a
+ * deadlock, whose victim is the site's work. The other session then rolls back; the work's outcome.
  */
-async function sendIntoDeadlock(
+async function intoDeadlock<T>(
   knex: Knex,
-  send: () => ReturnType<typeof site.send>,
+  start: () => Promise<T>,
   {
     hold,
     waitedOn,
@@ -110,17 +110,19 @@ async function sendIntoDeadlock(
   }
 ) {
   const holder = await knex.transaction();
-  let reply: ReturnType<typeof site.send> | undefined;
+  let outcome: Promise<T> | undefined;
   try {
     await session!.prepare(holder);
     await hold(holder);
-    reply = send();
+    outcome = start();
+    // Settled by the caller; a failure must not go unhandled meanwhile.
+    outcome.catch(() => {});
     await someoneWaitsOn(knex, waitedOn);
     await close(holder);
   } finally {
     await holder.rollback();
   }
-  return reply!;
+  return outcome!;
 }
 
 (session ? test : test.skip)(
@@ -142,7 +144,7 @@ async function sendIntoDeadlock(
         tags: ['victim-tag'],
         source_id: 'deadlock-victim',
       });
-      answered = await sendIntoDeadlock(knex, () => site.send('PUT', `/posts/${created.body.id}`, update), {
+      answered = await intoDeadlock(knex, () => site.send('PUT', `/posts/${created.body.id}`, update), {
         // The draft's tag links, which Strapi's update replaces after it wrote the draft's row.
         hold: (holder) => holder(tags.name).where(tags.joinColumn.name, draft.id).forUpdate().select('*'),
         waitedOn: tags.name,
@@ -170,6 +172,10 @@ async function sendIntoDeadlock(
 
 type ColumnsMeta = Meta & { attributes: Record<string, { columnName?: string }> };
 const columnOf = (meta: ColumnsMeta, attribute: string) => meta.attributes[attribute].columnName ?? attribute;
+
+/** `hold` for intoDeadlock: the entry's managed-entry rows, where the plugin notes an editor's save or publish. */
+const managedRowsOf = (managed: ColumnsMeta, documentId: string) => (holder: Knex.Transaction) =>
+  holder(managed.tableName).where(columnOf(managed, 'entryDocumentId'), documentId).forUpdate().select('*');
 
 /**
  * An editor's save the draft mark does not tell of (saved past the Document Service) is written
@@ -199,16 +205,12 @@ const columnOf = (meta: ColumnsMeta, attribute: string) => meta.attributes[attri
 
     let answered: Awaited<ReturnType<typeof site.send>> | undefined;
     const deadlocks = await deadlocksDuring(knex, async () => {
-      answered = await sendIntoDeadlock(
+      answered = await intoDeadlock(
         knex,
         () => site.send('PUT', `/posts/${created.body.id}`, { title: 'Noted, updated' }),
         {
-          // The entry's managed-entry row, where the write notes the editor's save.
-          hold: (holder) =>
-            holder(managed.tableName)
-              .where(columnOf(managed, 'entryDocumentId'), created.body.id)
-              .forUpdate()
-              .select('*'),
+          // Where the write notes the editor's save.
+          hold: managedRowsOf(managed, created.body.id),
           waitedOn: managed.tableName,
           // The write holds the post's rows and waits for that row: this closes the cycle.
           close: (holder) =>
@@ -257,22 +259,17 @@ const columnOf = (meta: ColumnsMeta, attribute: string) => meta.attributes[attri
 
     let publishing: Promise<unknown> | undefined;
     const deadlocks = await deadlocksDuring(knex, async () => {
-      const holder = await knex.transaction();
-      try {
-        await session!.prepare(holder);
-        await holder(managed.tableName)
-          .where(columnOf(managed, 'entryDocumentId'), documentId)
-          .forUpdate()
-          .select('*');
-        publishing = site.strapi.db.transaction(() => documents.publish({ documentId }));
-        // Settled below; a rejection must not be unhandled meanwhile.
-        publishing.catch(() => {});
-        await someoneWaitsOn(knex, managed.tableName);
-        // The publish deleted the published version it replaces, and holds it: this closes the cycle.
-        await holder(entries.tableName).where({ id: before.id }).update({ title: 'Held by another session' });
-      } finally {
-        await holder.rollback();
-      }
+      publishing = intoDeadlock(
+        knex,
+        () => site.strapi.db.transaction(() => documents.publish({ documentId })),
+        {
+          hold: managedRowsOf(managed, documentId),
+          waitedOn: managed.tableName,
+          // The publish deleted the published version it replaces, and holds it: this closes the cycle.
+          close: (holder) =>
+            holder(entries.tableName).where({ id: before.id }).update({ title: 'Held by another session' }),
+        }
+      );
       await publishing.catch(() => {});
     });
 
