@@ -33,10 +33,13 @@ const SESSIONS = {
     prepare: async (holder: Knex.Transaction) => {
       await holder(BALLAST).insert(Array.from({ length: 2_000 }, (_, n) => ({ n })));
     },
+    // This site's database only: other test files' sites run on the same server meanwhile.
     lockWaiters: async (knex: Knex) =>
       (
         (await knex.raw(
-          "SELECT trx_query AS query FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT'"
+          `SELECT trx.trx_query AS query FROM information_schema.innodb_trx trx
+             JOIN information_schema.processlist session ON session.id = trx.trx_mysql_thread_id
+           WHERE trx.trx_state = 'LOCK WAIT' AND session.db = DATABASE()`
         )) as [Array<{ query: string | null }>]
       )[0],
   },
