@@ -180,6 +180,17 @@ const columnOf = (meta: ColumnsMeta, attribute: string) => meta.attributes[attri
 const managedRowsOf = (managed: ColumnsMeta, documentId: string) => (holder: Knex.Transaction) =>
   holder(managed.tableName).where(columnOf(managed, 'entryDocumentId'), documentId).forUpdate().select('*');
 
+/** A post the platform published, with the site's connection and the tables the test reaches. */
+async function platformPost(sourceId: string) {
+  const knex = site.strapi.db.connection as unknown as Knex;
+  const post = storageOf(site.strapi, 'post');
+  const entries = site.strapi.db.metadata.get(post.uid as never) as unknown as ColumnsMeta;
+  const managed = site.strapi.db.metadata.get(UIDS.managedEntry as never) as unknown as ColumnsMeta;
+  const created = await site.send('POST', '/posts', fullPost({ source_id: sourceId }));
+  expect(created.status).toBe(200);
+  return { knex, post, entries, managed, documentId: created.body.id as string };
+}
+
 /**
  * An editor's save the draft mark does not tell of (saved past the Document Service) is written
  * into the mark in a savepoint of the plugin's write. A deadlock there was only logged, but on
@@ -191,15 +202,9 @@ const managedRowsOf = (managed: ColumnsMeta, documentId: string) => (holder: Kne
 (session ? test : test.skip)(
   "an editor's save noted during a write, the note picked as a deadlock's victim: the write is tried again whole, the save kept",
   async () => {
-    const knex = site.strapi.db.connection as unknown as Knex;
-    const post = storageOf(site.strapi, 'post');
-    const entries = site.strapi.db.metadata.get(post.uid as never) as unknown as ColumnsMeta;
-    const managed = site.strapi.db.metadata.get(UIDS.managedEntry as never) as unknown as ColumnsMeta;
+    const { knex, post, entries, managed, documentId } = await platformPost('deadlock-noted');
     const receipts = site.strapi.db.metadata.get(UIDS.requestReceipt as never) as unknown as Meta;
-
-    const created = await site.send('POST', '/posts', fullPost({ source_id: 'deadlock-noted' }));
-    expect(created.status).toBe(200);
-    const draft = await documentsOf(site.strapi, post.uid).findOne({ documentId: created.body.id });
+    const draft = await documentsOf(site.strapi, post.uid).findOne({ documentId });
     // An editor's save of the draft that went past the Document Service, so no mark tells of it.
     await knex(entries.tableName)
       .where({ id: draft.id })
@@ -210,10 +215,10 @@ const managedRowsOf = (managed: ColumnsMeta, documentId: string) => (holder: Kne
     const deadlocks = await deadlocksDuring(knex, async () => {
       answered = await intoDeadlock(
         knex,
-        () => site.send('PUT', `/posts/${created.body.id}`, { title: 'Noted, updated' }),
+        () => site.send('PUT', `/posts/${documentId}`, { title: 'Noted, updated' }),
         {
           // Where the write notes the editor's save.
-          hold: managedRowsOf(managed, created.body.id),
+          hold: managedRowsOf(managed, documentId),
           waitedOn: managed.tableName,
           // The write holds the post's rows and waits for that row: this closes the cycle.
           close: (holder) =>
@@ -227,10 +232,10 @@ const managedRowsOf = (managed: ColumnsMeta, documentId: string) => (holder: Kne
     expect(answered!.status).toBe(200);
     const receiptsAfter = await knex(receipts.tableName).count({ count: '*' }).first();
     expect(Number(receiptsAfter!.count)).toBe(Number(receiptsBefore!.count) + 1);
-    const written = await documentsOf(site.strapi, post.uid).findOne({ documentId: created.body.id });
+    const written = await documentsOf(site.strapi, post.uid).findOne({ documentId });
     expect(written.title).toBe('Noted, updated');
     const row = await knex(managed.tableName)
-      .where(columnOf(managed, 'entryDocumentId'), created.body.id)
+      .where(columnOf(managed, 'entryDocumentId'), documentId)
       .first(columnOf(managed, 'draftSavedInStrapi'));
     expect(Boolean(Number(row[columnOf(managed, 'draftSavedInStrapi')]))).toBe(true);
   },
@@ -248,15 +253,8 @@ const managedRowsOf = (managed: ColumnsMeta, documentId: string) => (holder: Kne
 (session ? test : test.skip)(
   "an editor's publish in Strapi's transaction whose note is a deadlock's victim: done on PostgreSQL, failed whole on MariaDB",
   async () => {
-    const knex = site.strapi.db.connection as unknown as Knex;
-    const post = storageOf(site.strapi, 'post');
-    const entries = site.strapi.db.metadata.get(post.uid as never) as unknown as ColumnsMeta;
-    const managed = site.strapi.db.metadata.get(UIDS.managedEntry as never) as unknown as ColumnsMeta;
+    const { knex, post, entries, managed, documentId } = await platformPost('deadlock-editor');
     const documents = documentsOf(site.strapi, post.uid);
-
-    const created = await site.send('POST', '/posts', fullPost({ source_id: 'deadlock-editor' }));
-    expect(created.status).toBe(200);
-    const documentId = created.body.id as string;
     await documents.update({ documentId, data: { title: 'The editor’s title' } });
     const before = await documents.findOne({ documentId, status: 'published' });
 
