@@ -54,6 +54,19 @@ async function connect() {
   return connection;
 }
 
+/**
+ * The fewest connections in use seen over `ms`: slow clients holding connections would hold them
+ * throughout, while a background write (the activity log's batch) holds one for a moment.
+ */
+async function fewestConnectionsInUse(ms: number) {
+  let fewest = connectionsInUse(site.strapi);
+  for (const deadline = Date.now() + ms; Date.now() < deadline; ) {
+    await sleep(20);
+    fewest = Math.min(fewest, connectionsInUse(site.strapi));
+  }
+  return fewest;
+}
+
 async function postsWithSourceId(sourceId: string) {
   const post = storageOf(site.strapi, 'post');
   return (await rowsOf(site.strapi, post.uid)).filter((row) => row[post.attribute('source_id')] === sourceId);
@@ -142,6 +155,15 @@ describe(`slow and hostile clients on ${db}`, () => {
   });
 
   test(`${SLOW_CLIENTS} slow clients hold no database connection: a publish goes through while they wait`, async () => {
+    // The site's first publish loads what publishing needs, which on a busy machine can outlast
+    // the slow clients' timeout: the publish measured below is the second.
+    const first = await site.send('POST', '/posts', {
+      title: 'Published before slow clients come',
+      content: '<p>x</p>',
+      status: 'publish',
+      source_id: `before-${unique()}`,
+    });
+    expect(first.status).toBe(200);
     // Settle whatever earlier requests left running (the activity log writes in batches).
     for (let tries = 0; connectionsInUse(site.strapi) > 0 && tries < 100; tries += 1) await sleep(50);
 
@@ -154,8 +176,7 @@ describe(`slow and hostile clients on ${db}`, () => {
         return connection;
       })
     );
-    await sleep(200);
-    const inUseWhileWaiting = connectionsInUse(site.strapi);
+    const inUseWhileWaiting = await fewestConnectionsInUse(200);
 
     const sourceId = `meanwhile-${unique()}`;
     const reply = await site.send('POST', '/posts', {
@@ -176,8 +197,8 @@ describe(`slow and hostile clients on ${db}`, () => {
     expect(replies.map((answer) => answer.status)).toEqual(Array(SLOW_CLIENTS).fill(408));
     recordTally({
       test: 'slow clients vs a small pool',
-      requests: SLOW_CLIENTS + 1,
-      serverErrors: serverErrorsIn([reply, ...replies]),
+      requests: SLOW_CLIENTS + 2,
+      serverErrors: serverErrorsIn([first, reply, ...replies]),
     });
   });
 });
