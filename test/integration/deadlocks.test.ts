@@ -71,6 +71,29 @@ async function someoneWaitsOn(knex: Knex, table: string): Promise<void> {
 }
 
 /**
+ * Resolves once the site's connection has run a statement matching `sql` (its answer came back):
+ * a lock it took is then held. Call it before the work starts.
+ */
+function siteRan(knex: Knex, sql: RegExp): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onResponse = (_response: unknown, query: { sql?: string }) => {
+      if (!sql.test(String(query?.sql))) return;
+      done();
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`the site ran no statement matching ${sql}`));
+    }, 20_000);
+    const done = () => {
+      clearTimeout(timer);
+      knex.off('query-response', onResponse);
+    };
+    knex.on('query-response', onResponse);
+  });
+}
+
+/**
  * Runs `work` with a ballast table for the holding session, and returns the statements the
  * database picked as deadlocks' victims meanwhile.
  */
@@ -96,19 +119,20 @@ async function deadlocksDuring(knex: Knex, work: () => Promise<void>): Promise<s
 
 /**
  * Starts work on the site (a request, a Document Service call) while another session holds a
- * lock the work waits for (`hold`), then has that session take one the work holds (`close`): a
- * deadlock, whose victim is the site's work. The other session then rolls back; the work's outcome.
+ * lock the work waits for (`hold`), then, once the work holds a lock of its own (`closeWhen`), has
+ * that session take it (`close`): a deadlock, whose victim is the site's work, the lighter side.
+ * The other session then rolls back; the work's outcome.
  */
 async function intoDeadlock<T>(
   knex: Knex,
   start: () => Promise<T>,
   {
     hold,
-    waitedOn,
+    closeWhen,
     close,
   }: {
     hold: (holder: Knex.Transaction) => Promise<unknown>;
-    waitedOn: string;
+    closeWhen: () => Promise<void>;
     close: (holder: Knex.Transaction) => Promise<unknown>;
   }
 ) {
@@ -120,7 +144,7 @@ async function intoDeadlock<T>(
     outcome = start();
     // Settled by the caller; a failure must not go unhandled meanwhile.
     outcome.catch(() => {});
-    await someoneWaitsOn(knex, waitedOn);
+    await closeWhen();
     await close(holder);
   } finally {
     await holder.rollback();
@@ -150,7 +174,7 @@ async function intoDeadlock<T>(
       answered = await intoDeadlock(knex, () => site.send('PUT', `/posts/${created.body.id}`, update), {
         // The draft's tag links, which Strapi's update replaces after it wrote the draft's row.
         hold: (holder) => holder(tags.name).where(tags.joinColumn.name, draft.id).forUpdate().select('*'),
-        waitedOn: tags.name,
+        closeWhen: () => someoneWaitsOn(knex, tags.name),
         // The site's request holds the draft's row and waits for its links: this closes the cycle.
         close: (holder) =>
           holder(meta.tableName).where({ id: draft.id }).update({ title: 'Held by another session' }),
@@ -219,7 +243,7 @@ async function platformPost(sourceId: string) {
         {
           // Where the write notes the editor's save.
           hold: managedRowsOf(managed, documentId),
-          waitedOn: managed.tableName,
+          closeWhen: () => someoneWaitsOn(knex, managed.tableName),
           // The write holds the post's rows and waits for that row: this closes the cycle.
           close: (holder) =>
             holder(entries.tableName).where({ id: draft.id }).update({ title: 'Held by another session' }),
@@ -260,13 +284,25 @@ async function platformPost(sourceId: string) {
 
     let publishing: Promise<unknown> | undefined;
     const deadlocks = await deadlocksDuring(knex, async () => {
+      // Watched from before the publish starts: not a lock wait seen in information_schema,
+      // which MariaDB answers from a cache all sessions share and which can be stale (MySQL bug
+      // 48883); the likely cause of this test's two failures in the full CI run's MariaDB suite,
+      // not reproduced alone.
+      const publishedVersionDeleted = siteRan(
+        knex,
+        // PostgreSQL names the schema too.
+        new RegExp(`^delete from ([\`"]\\w+[\`"]\\.)?[\`"]${entries.tableName}[\`"] `, 'i')
+      );
+      publishedVersionDeleted.catch(() => {});
       publishing = intoDeadlock(
         knex,
         () => site.strapi.db.transaction(() => documents.publish({ documentId })),
         {
           hold: managedRowsOf(managed, documentId),
-          waitedOn: managed.tableName,
-          // The publish deleted the published version it replaces, and holds it: this closes the cycle.
+          // The publish deleted the published version it replaces, and holds it until it ends: the
+          // other session's update of it waits, and the publish's note then waits for the other
+          // session (or already does): the cycle is closed either way.
+          closeWhen: () => publishedVersionDeleted,
           close: (holder) =>
             holder(entries.tableName).where({ id: before.id }).update({ title: 'Held by another session' }),
         }
@@ -274,15 +310,22 @@ async function platformPost(sourceId: string) {
       await publishing.catch(() => {});
     });
 
-    expect(deadlocks).toEqual(expect.arrayContaining([expect.stringContaining(managed.tableName)]));
+    const outcome = await publishing!.then(
+      () => 'done',
+      (error: Error) => error.message
+    );
     const after = await documents.findOne({ documentId, status: 'published' });
-    if (db === 'mariadb') {
-      await expect(publishing).rejects.toThrow(/ended the transaction/);
-      expect(after).toMatchObject({ id: before.id, title: before.title });
-    } else {
-      await expect(publishing).resolves.toBeDefined();
-      expect(after.title).toBe('The editor’s title');
-    }
+    // One assertion, so that a failure shows the whole story.
+    expect({ deadlocks, outcome, after }).toEqual({
+      // The victim was the note, on the plugin's table.
+      deadlocks: expect.arrayContaining([expect.stringContaining(managed.tableName)]),
+      ...(db === 'mariadb'
+        ? {
+            outcome: expect.stringMatching(/ended the transaction/),
+            after: expect.objectContaining({ id: before.id, title: before.title }),
+          }
+        : { outcome: 'done', after: expect.objectContaining({ title: 'The editor’s title' }) }),
+    });
   },
   60_000
 );
