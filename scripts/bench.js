@@ -70,7 +70,7 @@ const {
  * @typedef {{ max?: number; min?: number; orTimes?: { of: string; factor: number }; databases?: string[] }} Target
  */
 /** @typedef {Record<string, number | null>} Ratios */
-/** @typedef {{ rss: number; heap: number; external: number }} MemoryUsage */
+/** @typedef {{ rss: number; heap: number; heapTotal: number; external: number }} MemoryUsage */
 /** @typedef {{ after500: MemoryUsage; after5000: MemoryUsage; seconds: number }} Memory */
 /**
  * @typedef {{
@@ -323,7 +323,8 @@ function report({ options, database, sides, memory, strangers, walk, ratios, fil
     lines.push(
       `F memory, after a full GC: server RSS ${memory.after500.rss.toFixed(1)} MB after ${MEMORY_FIRST} publishes, ` +
         `${memory.after5000.rss.toFixed(1)} MB after ${MEMORY_TOTAL.toLocaleString('en-US')}; ` +
-        `V8 heap ${memory.after500.heap.toFixed(1)} MB, then ${memory.after5000.heap.toFixed(1)} MB; ` +
+        `V8 heap ${memory.after500.heap.toFixed(1)} MB, then ${memory.after5000.heap.toFixed(1)} MB ` +
+        `(kept: ${memory.after500.heapTotal.toFixed(1)} MB, then ${memory.after5000.heapTotal.toFixed(1)} MB); ` +
         `outside it (Buffers...) ${memory.after500.external.toFixed(1)} MB, then ${memory.after5000.external.toFixed(1)} MB ` +
         `(${memory.seconds.toFixed(0)} s of publishing)`
     );

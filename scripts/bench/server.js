@@ -123,9 +123,15 @@ async function startServerOn(env, { cpuProfileDir, statementsFile }, port) {
       for (let waited = 0; !fs.existsSync(memoryFile) && waited < 10_000; waited += 100) await sleep(100);
       // Let the kernel see the pages the collection gave back.
       await sleep(1_000);
-      const { heapUsed, external } = JSON.parse(fs.readFileSync(memoryFile, 'utf8'));
-      // external: what V8 objects hold outside its heap, Buffers' bytes among them.
-      return { rss: rssMb(pid), heap: heapUsed / 2 ** 20, external: external / 2 ** 20 };
+      const { heapUsed, heapTotal, external } = JSON.parse(fs.readFileSync(memoryFile, 'utf8'));
+      // heapTotal: what V8 keeps for its heap, used or not; external: what V8 objects hold
+      // outside its heap, Buffers' bytes among them.
+      return {
+        rss: rssMb(pid),
+        heap: heapUsed / 2 ** 20,
+        heapTotal: heapTotal / 2 ** 20,
+        external: external / 2 ** 20,
+      };
     },
     /** CPU time the server process has used so far (user + system), in seconds. */
     cpuSeconds() {
