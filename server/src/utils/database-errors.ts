@@ -13,8 +13,9 @@ const UNIQUE_VIOLATIONS = new Set([
 /**
  * Deadlocks and serialization failures (among them MariaDB's ER_CHECKREAD: a row changed since
  * the transaction's snapshot, under innodb_snapshot_isolation): the same work succeeds when tried
- * again, as it does after SQLite's busy file. A lock wait that ran past the plugin's limit is not among them: another
- * session holds the lock for longer than a request should wait, and trying again would only wait again.
+ * again, as it does after SQLite's busy file. A lock wait that ran past the plugin's limit is not
+ * among them: another session holds the lock for longer than a request should wait, and trying
+ * again would only wait again.
  */
 const TRANSIENT_CONFLICTS = new Set(['40P01', '40001', 'ER_LOCK_DEADLOCK', 'ER_CHECKREAD']);
 /** PostgreSQL's lock_timeout, MySQL's and MariaDB's lock waits (rows and tables), as SQLite's busy file is. */
