@@ -11,7 +11,17 @@ process.on('SIGUSR2', () => {
   // A second pass frees what the first one only finalised.
   global.gc?.();
   global.gc?.();
+  const { rss: rssWithFreePages } = process.memoryUsage();
+  // A plain collection leaves mapped the pages it emptied: V8 keeps them for the heap to grow into
+  // again, so the RSS above holds the heap's highest point since the last such collection, which
+  // differs from run to run by hundreds of MB (docs/performance.md, "Memory outside the heap").
+  // The collection V8 runs when the system is short of memory gives them back: the RSS after it
+  // is what the server holds.
+  global.gc?.({ type: 'major', execution: 'sync', flavor: 'last-resort' });
   if (process.env.PB_BENCH_MEMORY_FILE) {
-    fs.writeFileSync(process.env.PB_BENCH_MEMORY_FILE, JSON.stringify(process.memoryUsage()));
+    fs.writeFileSync(
+      process.env.PB_BENCH_MEMORY_FILE,
+      JSON.stringify({ ...process.memoryUsage(), rssWithFreePages })
+    );
   }
 });

@@ -8,11 +8,13 @@ const autocannon = require('autocannon');
  */
 /**
  * One side of a comparison: `next()` builds each request, or `fixed` is sent over and over;
- * `expect` lists the statuses that count as success.
+ * `expect` lists the statuses that count as success; `before()`, when given, runs before each
+ * of the side's runs, outside its time.
  * @typedef {{
  *   name: string;
  *   scenario: string;
  *   label: string;
+ *   before?: () => Promise<unknown>;
  *   next?: () => Request;
  *   fixed?: Request;
  *   expect: number[];
@@ -68,11 +70,26 @@ async function settle(serverCpu) {
  *   next?: () => Request;
  *   fixed?: Request;
  *   expect: number[];
+ *   before?: () => Promise<unknown>;
  *   serverCpu?: () => number;
  * }} options
  * @returns {Promise<RunResult>}
  */
-async function run({ baseUrl, connections, seconds, amount, next, fixed, expect, serverCpu = () => NaN }) {
+async function run({
+  baseUrl,
+  connections,
+  seconds,
+  amount,
+  next,
+  fixed,
+  expect,
+  before,
+  serverCpu = () => NaN,
+}) {
+  if (before) {
+    await before();
+    await settle(serverCpu);
+  }
   /** @type {{ at: number; latency: number }[]} */
   const completions = [];
   /** @type {Map<number, number>} */

@@ -114,8 +114,8 @@ async function startServerOn(env, { cpuProfileDir, statementsFile }, port) {
     pid,
     log: () => log,
     /**
-     * After a full garbage collection: the resident set size of the server process (VmRSS, from
-     * the kernel) and the V8 heap in use, in megabytes.
+     * After V8's most thorough garbage collection: the resident set size of the server process
+     * (VmRSS, from the kernel) and the V8 heap in use, in megabytes.
      */
     async memoryMb() {
       fs.rmSync(memoryFile, { force: true });
@@ -123,11 +123,15 @@ async function startServerOn(env, { cpuProfileDir, statementsFile }, port) {
       for (let waited = 0; !fs.existsSync(memoryFile) && waited < 10_000; waited += 100) await sleep(100);
       // Let the kernel see the pages the collection gave back.
       await sleep(1_000);
-      const { heapUsed, heapTotal, external } = JSON.parse(fs.readFileSync(memoryFile, 'utf8'));
+      const { heapUsed, heapTotal, external, rssWithFreePages } = JSON.parse(
+        fs.readFileSync(memoryFile, 'utf8')
+      );
       // heapTotal: what V8 keeps for its heap, used or not; external: what V8 objects hold
-      // outside its heap, Buffers' bytes among them.
+      // outside its heap, Buffers' bytes among them; rssWithFreePages: the RSS before V8 gave
+      // back the pages its collections emptied (collect-garbage.js).
       return {
         rss: rssMb(pid),
+        rssWithFreePages: rssWithFreePages / 2 ** 20,
         heap: heapUsed / 2 ** 20,
         heapTotal: heapTotal / 2 ** 20,
         external: external / 2 ** 20,
