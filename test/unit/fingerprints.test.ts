@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import fc from 'fast-check';
 import {
   changedFields,
   digestOf,
@@ -7,6 +9,7 @@ import {
 
 const SEO = 'shared.seo';
 const QUOTE = 'shared.quote';
+const EMBED = 'shared.embed';
 const components: Record<string, Record<string, AttributeShape>> = {
   [SEO]: {
     metaTitle: { type: 'string' },
@@ -15,6 +18,7 @@ const components: Record<string, Record<string, AttributeShape>> = {
     shareImage: { type: 'media' },
   },
   [QUOTE]: { title: { type: 'string' }, body: { type: 'text' } },
+  [EMBED]: { label: { type: 'string' }, options: { type: 'json' } },
 };
 const shapes: ShapesOf = (uid) => components[uid];
 const post: Record<string, AttributeShape> = {
@@ -27,6 +31,8 @@ const post: Record<string, AttributeShape> = {
   cover: { type: 'media' },
   seo: { type: 'component', component: SEO },
   zone: { type: 'dynamiczone' },
+  data: { type: 'json' },
+  embed: { type: 'component', component: EMBED },
 };
 
 const digest = (attribute: string, values: Record<string, unknown>, stored?: Record<string, unknown>) =>
@@ -123,5 +129,90 @@ describe('changedFields', () => {
 
   test('a field never fingerprinted, or stored in an attribute the type lost, is not called changed', () => {
     expect(changedFields(['excerpt', 'gone'], fingerprints, current, post, shapes)).toEqual([]);
+  });
+});
+
+/**
+ * Sites keep the digests the plugin wrote since fingerprints began: a digest written otherwise
+ * today would read every entry as changed by an editor, and no update would touch it again.
+ */
+describe('digests stay the ones written before', () => {
+  const values = {
+    content: [
+      {
+        type: 'paragraph',
+        children: [
+          { type: 'text', text: 'Café “quoted” \u2028 \\ / \n\t', bold: true },
+          { url: 'https://x.example/?a=1&b=2', type: 'link', children: [{ type: 'text', text: '' }] },
+        ],
+      },
+      { type: 'heading', level: 2, children: [{ text: 'Größe 😀 \ud800', type: 'text' }] },
+    ],
+    data: {
+      b: 1,
+      a: [3, { z: null, y: -0, x: 1e21 }],
+      10: 'ten',
+      2: 'two',
+      '01': 'zero-one',
+      '-1': 'minus',
+      '4294967295': 'max',
+      '4294967294': 'last index',
+      B: true,
+      é: 'e',
+      '1.5': 'float',
+    },
+    embed: { label: 'Map', options: { zoom: 3, 1: 'one', center: { lng: 2.35, lat: 48.85 } } },
+  };
+
+  // Digests written by the plugin as released up to 7f158dd.
+  test.each([
+    ['Blocks', 'content', 'to1E7FqVrsgl10yEIx5qefBheZoBZ4ZX'],
+    ['JSON with integer-like keys', 'data', 'vkdm11MDjzZylmzNji57IeC8naz3BaZ5'],
+    ['JSON in a component', 'embed', 'LHFbZZWc-amKe38GXNNU_TktQpmTtymu'],
+  ])('%s', (_name, attribute, written) => {
+    expect(digest(attribute, values)).toBe(written);
+  });
+
+  /** The form digests were first written in: a copy with sorted keys, serialised. */
+  const sortedCopy = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(sortedCopy)
+      : typeof value === 'object' && value !== null
+        ? Object.fromEntries(
+            Object.keys(value)
+              .sort()
+              .map((key) => [key, sortedCopy((value as Record<string, unknown>)[key])])
+          )
+        : value;
+  const firstDigest = (value: unknown) =>
+    createHash('sha256').update(JSON.stringify(value)).digest('base64url').slice(0, 32);
+
+  const key = fc.oneof(
+    fc.string({ unit: 'binary', maxLength: 4 }),
+    fc.nat().map(String),
+    fc.constantFrom('01', '-1', '1.5', '1e3', '4294967294', '4294967295', '99999999999')
+  );
+  const { json } = fc.letrec<{ json: unknown }>((tie) => ({
+    json: fc.oneof(
+      { depthSize: 'small' },
+      fc.constant(null),
+      fc.boolean(),
+      fc.double(),
+      fc.string({ unit: 'binary', maxLength: 8 }),
+      fc.array(tie('json'), { maxLength: 4 }),
+      fc.dictionary(key, tie('json'), { maxKeys: 6, noNullPrototype: true })
+    ),
+  }));
+
+  test('any JSON value, alone or in a component, digests as its sorted copy did', () => {
+    fc.assert(
+      fc.property(json, (value) => {
+        expect(digest('data', { data: value })).toBe(firstDigest(sortedCopy(value)));
+        expect(digest('embed', { embed: { label: 'L', options: value } })).toBe(
+          firstDigest({ label: 'L', options: sortedCopy(value) })
+        );
+      }),
+      { numRuns: 500 }
+    );
   });
 });

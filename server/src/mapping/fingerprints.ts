@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { configure } from 'safe-stable-stringify';
 
 /**
  * Fingerprints of what the plugin wrote, so that an update can tell which fields someone changed
@@ -36,16 +37,25 @@ type Values = Record<string, unknown>;
 const isObject = (value: unknown): value is Values =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** JSON with its keys in one order: PostgreSQL's jsonb keeps them in an order of its own. */
-function sortedKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortedKeys);
-  if (!isObject(value)) return value;
-  return Object.fromEntries(
-    Object.keys(value)
-      .sort()
-      .map((key) => [key, sortedKeys(value[key])])
-  );
+/** Whether V8 lists `key` among an object's array indices, which come first, in ascending order. */
+const isArrayIndex = (key: string): boolean => /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key) < 2 ** 32 - 1;
+
+/** Object keys in the order `JSON.parse` of a sorted copy lists them: array indices first, by value. */
+function objectKeyOrder(a: string, b: string): number {
+  const aIndex = isArrayIndex(a);
+  if (aIndex !== isArrayIndex(b)) return aIndex ? -1 : 1;
+  if (aIndex) return Number(a) - Number(b);
+  return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/**
+ * JSON text with every object's keys in one order: PostgreSQL's jsonb keeps them in an order of
+ * its own. The order is the one a copy with sorted keys serialises in (an object lists integer
+ * keys first), so the digests stored before this text was written without a copy stay valid.
+ */
+const canonicalJson = configure({ deterministic: objectKeyOrder });
+
+const isJson = (shape: AttributeShape) => shape.type === 'json' || shape.type === 'blocks';
 
 /** The documentIds a relation value names: `{ set }`, an id, or entries as read. */
 function relatedIds(value: unknown): string[] {
@@ -113,7 +123,8 @@ export function canonical(value: unknown, shape: AttributeShape, shapes: ShapesO
       return value == null || value === '' ? null : Number(value);
     case 'json':
     case 'blocks':
-      return value === undefined ? null : sortedKeys(value);
+      // Inside a component, beside its other values: parsed back, its keys keep the text's order.
+      return JSON.parse(canonicalJson(value ?? null) ?? 'null');
     default:
       return value === '' || value === undefined ? null : value;
   }
@@ -144,8 +155,11 @@ export function digestOf(
   const shape = shapeOf[attribute] ?? { type: 'json' };
   const value =
     shape.type === 'component' ? asStored(values[attribute], stored?.[attribute]) : values[attribute];
+  const text = isJson(shape)
+    ? canonicalJson(value ?? null)
+    : JSON.stringify(canonical(value, shape, shapes) ?? null);
   return createHash('sha256')
-    .update(JSON.stringify(canonical(value, shape, shapes) ?? null))
+    .update(text ?? 'null')
     .digest('base64url')
     .slice(0, 32);
 }
