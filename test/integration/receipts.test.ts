@@ -83,6 +83,48 @@ onServerDatabases(
   }
 );
 
+onServerDatabases(
+  '(PostgreSQL, MariaDB) pruning the expired receipts does not wait for writes still running, which would wait for it in turn',
+  async () => {
+    const kept = await heldClaims(5);
+    const expired = randomBytes(32).toString('hex');
+    await site.strapi.db.connection(table()).insert({
+      fingerprint: expired,
+      claimant: randomUUID(),
+      expires_at: receiptInstant(new Date(Date.now() - 60 * 60_000)),
+    });
+    // A write in flight: its receipt, the newest, inserted; its transaction open until the prune ends or 5 s pass.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const inFlight = site.strapi.db.connection.transaction(async (trx: any) => {
+      await trx(table()).insert({
+        fingerprint: randomBytes(32).toString('hex'),
+        claimant: randomUUID(),
+        expires_at: receiptInstant(new Date(Date.now() + 10 * 60_000)),
+      });
+      await Promise.race([released, sleep(5_000)]);
+    });
+    await sleep(100);
+    try {
+      // MariaDB read every receipt to find the expired ones, locking each (the new writes' claims
+      // then waited for the prune) and waiting at the one the open write holds.
+      const first = await Promise.race([
+        receipts()
+          .prune()
+          .then(() => 'pruned'),
+        sleep(2_000).then(() => 'waiting'),
+      ]);
+      expect(first).toBe('pruned');
+    } finally {
+      release();
+      await inFlight;
+    }
+    const fingerprints = (await rowsOf(site.strapi, RECEIPT)).map((row) => String(row.fingerprint));
+    expect(fingerprints).not.toContain(expired);
+    expect(fingerprints).toEqual(expect.arrayContaining(kept.map((claim) => claim.fingerprint)));
+  }
+);
+
 test('answers larger together than a statement may be are all kept, and the log never carries them', async () => {
   const claims = await heldClaims(200);
   // 20 MB in all: over MariaDB's default max_allowed_packet (16 MB) in one statement.
