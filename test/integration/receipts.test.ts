@@ -48,36 +48,40 @@ const keptAnswers = async (fingerprints: string[]) =>
 // SQLite has one connection: any statement waits for an open transaction, which is why its batches are small.
 const onServerDatabases = testDatabaseClient() === 'sqlite' ? test.skip : test;
 
+/**
+ * Whether `work` ends within 2 s while a write is in flight: its receipt, expiring in
+ * `expiresInMs`, inserted, and its transaction open until `work` ends (5 s at most).
+ */
+async function endsBesideAWriteInFlight(expiresInMs: number, work: () => Promise<unknown>) {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const inFlight = site.strapi.db.connection.transaction(async (trx: any) => {
+    await trx(table()).insert({
+      fingerprint: randomBytes(32).toString('hex'),
+      claimant: randomUUID(),
+      expires_at: receiptInstant(new Date(Date.now() + expiresInMs)),
+    });
+    await Promise.race([released, sleep(5_000)]);
+  });
+  await sleep(100);
+  try {
+    return await Promise.race([work().then(() => 'ended'), sleep(2_000).then(() => 'waiting')]);
+  } finally {
+    release();
+    await inFlight;
+  }
+}
+
 onServerDatabases(
   '(PostgreSQL, MariaDB) a batch of answers does not wait for writes still running that it does not touch',
   async () => {
     const claims = await heldClaims(20);
-    // A write in flight: its receipt inserted, its transaction open until the batch is kept or 3 s pass.
-    let release = () => {};
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const inFlight = site.strapi.db.connection.transaction(async (trx: any) => {
-      await trx(table()).insert({
-        fingerprint: randomBytes(32).toString('hex'),
-        claimant: randomUUID(),
-        expires_at: receiptInstant(new Date(Date.now() + 60_000)),
-      });
-      await Promise.race([released, sleep(3_000)]);
-    });
-    await sleep(100);
-    try {
+    // MariaDB read the whole small table to find the batch's rows and waited at the open one.
+    const keeping = await endsBesideAWriteInFlight(60_000, async () => {
       for (const claim of claims) await receipts().settle(claim, { status: 200, body: { id: 'x' } });
-      // MariaDB read the whole small table to find the batch's rows and waited at the open one.
-      const first = await Promise.race([
-        receipts()
-          .flush()
-          .then(() => 'kept'),
-        sleep(2_000).then(() => 'waiting'),
-      ]);
-      expect(first).toBe('kept');
-    } finally {
-      release();
-      await inFlight;
-    }
+      await receipts().flush();
+    });
+    expect(keeping).toBe('ended');
     await receipts().flush();
     expect(await keptAnswers(claims.map((claim) => claim.fingerprint))).toHaveLength(20);
   }
@@ -93,32 +97,9 @@ onServerDatabases(
       claimant: randomUUID(),
       expires_at: receiptInstant(new Date(Date.now() - 60 * 60_000)),
     });
-    // A write in flight: its receipt, the newest, inserted; its transaction open until the prune ends or 5 s pass.
-    let release = () => {};
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const inFlight = site.strapi.db.connection.transaction(async (trx: any) => {
-      await trx(table()).insert({
-        fingerprint: randomBytes(32).toString('hex'),
-        claimant: randomUUID(),
-        expires_at: receiptInstant(new Date(Date.now() + 10 * 60_000)),
-      });
-      await Promise.race([released, sleep(5_000)]);
-    });
-    await sleep(100);
-    try {
-      // MariaDB read every receipt to find the expired ones, locking each (the new writes' claims
-      // then waited for the prune) and waiting at the one the open write holds.
-      const first = await Promise.race([
-        receipts()
-          .prune()
-          .then(() => 'pruned'),
-        sleep(2_000).then(() => 'waiting'),
-      ]);
-      expect(first).toBe('pruned');
-    } finally {
-      release();
-      await inFlight;
-    }
+    // MariaDB read every receipt to find the expired ones, locking each (new writes' claims then
+    // waited for the prune), and waited at the newest, the one the write in flight holds.
+    expect(await endsBesideAWriteInFlight(10 * 60_000, () => receipts().prune())).toBe('ended');
     const fingerprints = (await rowsOf(site.strapi, RECEIPT)).map((row) => String(row.fingerprint));
     expect(fingerprints).not.toContain(expired);
     expect(fingerprints).toEqual(expect.arrayContaining(kept.map((claim) => claim.fingerprint)));
