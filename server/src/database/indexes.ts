@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
 import { PLUGIN_ID } from '../constants';
-import { unionAllOf, type Knex, type Query, type Trx } from './knex';
+import { unionAllOf, type Trx } from './knex';
 
 type SchemaIndex = { name: string; columns: string[] };
 
@@ -114,12 +114,8 @@ export async function ensureIndex(strapi: Core.Strapi, wanted: WantedIndex, name
  *   "no such column", stopping the site even in a start without the plugin.
  * - PostgreSQL: the expression `$eqi` compares. PostgreSQL drops an index with its column and
  *   rebuilds it when the column's type changes; Strapi's schema sync does not see it.
- * - MySQL and MariaDB cannot index an expression, but `=` goes through the column's collation,
- *   and a case-insensitive one (`…_ci`, the default) holds every value equal to its `LOWER()`: the
- *   rows `$eqi` finds are among those `=` finds through a plain index on the column, so the lookup
- *   asks for both. A column a site made case-sensitive (`…_bin`, `…_cs`) gets no index, and the
- *   lookup stays `$eqi`'s alone and reads the table. The collation is read at each lookup (one
- *   small catalogue query), so a column altered while the site runs is never compared wrongly.
+ * - MariaDB cannot index an expression, and its `=` goes through the column's collation, which a
+ *   site may make case-sensitive: the lookup stays `$eqi`'s and reads the table.
  */
 const CASE_INSENSITIVE: Partial<Record<string, { label: string; indexed: string; equals: string }>> = {
   postgres: {
@@ -132,46 +128,18 @@ const CASE_INSENSITIVE: Partial<Record<string, { label: string; indexed: string;
 const UNINDEXED_EQUALS = 'LOWER(??) = LOWER(?)';
 
 /** The name of the plugin's index for case-insensitive lookups of `column` on `table`, on this database. */
-export const caseInsensitiveIndexName = (strapi: Core.Strapi, table: string, column: string) => {
-  const label = CASE_INSENSITIVE[strapi.db.dialect.client]?.label;
-  return label ? indexName(table, `${column}_${label}`) : indexName(table, column);
-};
+export const caseInsensitiveIndexName = (strapi: Core.Strapi, table: string, column: string) =>
+  indexName(table, `${column}_${CASE_INSENSITIVE[strapi.db.dialect.client]?.label ?? 'lower'}`);
 
-/**
- * MySQL and MariaDB: whether `column` of `table` compares through a case-insensitive collation.
- * Asked through `knex`, the caller's transaction when it has one: a second connection taken from
- * the pool while holding one would wait for itself once every connection is held so.
- */
-async function collationFoldsCase(knex: Knex | Trx, table: string, column: string): Promise<boolean> {
-  const [rows] = await knex.raw(
-    'SELECT COLLATION_NAME AS name FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = ?',
-    [table, column]
-  );
-  return /_ci$/i.test(String(rows[0]?.name ?? ''));
-}
-
-/**
- * How rows of `table` whose `column` equals a value without regard to case are asked for, served
- * by that index: a query for each value. `knex`: the caller's transaction, when it has one (see
- * collationFoldsCase).
- */
-export async function rowsEqualIgnoringCase(
-  strapi: Core.Strapi,
-  knex: Knex | Trx,
-  table: string,
-  column: string
-): Promise<(value: string) => Query> {
-  const client = strapi.db.dialect.client;
-  const rows = () => strapi.db.connection(table);
-  const equals = CASE_INSENSITIVE[client]?.equals ?? UNINDEXED_EQUALS;
-  if (client === 'mysql' && (await collationFoldsCase(knex, table, column)))
-    return (value) => rows().where(column, value).whereRaw(equals, [column, value]);
-  return (value) => rows().whereRaw(equals, [column, value]);
-}
+/** A query of `table`'s rows whose `column` equals `value` without regard to case, served by that index. */
+export const whereEqualsIgnoringCase = (strapi: Core.Strapi, table: string, column: string, value: string) =>
+  strapi.db
+    .connection(table)
+    .whereRaw(CASE_INSENSITIVE[strapi.db.dialect.client]?.equals ?? UNINDEXED_EQUALS, [column, value]);
 
 /**
  * For each of `values`, the documents of `table` with a row whose `column` equals it without
- * regard to case, as rowsEqualIgnoringCase finds them: one query, a UNION ALL of one indexed
+ * regard to case, as whereEqualsIgnoringCase finds them: one query, a UNION ALL of one indexed
  * lookup per value, each row tagged with the position of the value it matched (a number the code
  * makes, written into the query as it is), so each value gets exactly the rows its own lookup would.
  * SQLite refuses a union of over 500 members; the contract's NAMES_MAX (100 names a field) keeps
@@ -183,33 +151,28 @@ export async function documentIdsEqualIgnoringCase(
   table: { name: string; documentId: string; column: string },
   values: string[]
 ): Promise<Array<{ documentId: string; wanted: number }>> {
-  if (values.length === 0) return [];
-  const rowsEqualTo = await rowsEqualIgnoringCase(strapi, trx, table.name, table.column);
   const lookups = values.map((value, position) =>
-    rowsEqualTo(value)
+    whereEqualsIgnoringCase(strapi, table.name, table.column, value)
       .distinct({ documentId: table.documentId })
       .select(strapi.db.connection.raw(`${Number(position)} as ??`, ['wanted']))
   );
+  if (lookups.length === 0) return [];
   const rows: Array<{ documentId: string; wanted: number | string }> =
     await unionAllOf(lookups).transacting(trx);
   return rows.map((row) => ({ documentId: row.documentId, wanted: Number(row.wanted) }));
 }
 
 /**
- * Adds the index named `name` that serves rowsEqualIgnoringCase on the column (on MySQL and
- * MariaDB a plain one, where the column's collation ignores case). Idempotent by name; like
- * `ensureIndex`, never drops or replaces an index.
+ * Adds the index named `name` that serves whereEqualsIgnoringCase on the column (PostgreSQL and
+ * SQLite). Idempotent by name; like `ensureIndex`, never drops or replaces an index.
  */
 export async function ensureCaseInsensitiveIndex(
   strapi: Core.Strapi,
   wanted: WantedIndex,
   name: string
 ): Promise<boolean> {
-  const client = strapi.db.dialect.client;
-  const indexed = CASE_INSENSITIVE[client]?.indexed;
+  const indexed = CASE_INSENSITIVE[strapi.db.dialect.client]?.indexed;
   const [column] = wanted.columns;
-  if (client === 'mysql' && (await collationFoldsCase(strapi.db.connection, wanted.table, column)))
-    return ensureIndex(strapi, wanted, name);
   if (!indexed) return false;
   return addIndex(strapi, wanted, name, `${wanted.table} (${column}, case-insensitive)`, {
     present: () => indexNamed(strapi, name),
