@@ -115,7 +115,9 @@ export async function ensureIndex(strapi: Core.Strapi, wanted: WantedIndex, name
  * - PostgreSQL: the expression `$eqi` compares. PostgreSQL drops an index with its column and
  *   rebuilds it when the column's type changes; Strapi's schema sync does not see it.
  * - MariaDB cannot index an expression, and its `=` goes through the column's collation, which a
- *   site may make case-sensitive: the lookup stays `$eqi`'s and reads the table.
+ *   site may make case-sensitive, and which even as the default `utf8mb4_general_ci` holds the
+ *   Kelvin, Ohm and Angstrom signs unequal to their `LOWER()` (an indexed `=` would miss an
+ *   editor's "\u212Aelvin" that `$eqi` finds for "kelvin"): the lookup stays `$eqi`'s and reads the table.
  */
 const CASE_INSENSITIVE: Partial<Record<string, { label: string; indexed: string; equals: string }>> = {
   postgres: {

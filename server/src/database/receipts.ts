@@ -5,6 +5,8 @@ import { storedInstant, tableOf } from './tables';
 import { UIDS } from '../constants';
 
 const RECEIPT_UID = UIDS.requestReceipt;
+/** The unique index on the receipts' fingerprints, by which a batch of answers finds its rows. */
+const FINGERPRINT_INDEX = receipt.schema.indexes.find((index) => index.type === 'unique')!.name;
 
 /** The answer status a receipt keeps for a write that failed with a 5xx: nothing was written, the same request may run again. */
 export const FAILED = 0;
@@ -98,7 +100,7 @@ export function requestReceipts(strapi: Core.Strapi) {
      */
     async keepAnswers(answers: AnswerToKeep[]): Promise<void> {
       const { name, column } = table();
-      const fingerprintIndex = mysql() ? ` FORCE INDEX (${receipt.schema.indexes[0].name})` : '';
+      const fingerprintIndex = mysql() ? ` FORCE INDEX (${FINGERPRINT_INDEX})` : '';
       const caseOf = (target: string, value: (kept: AnswerToKeep) => unknown) => ({
         sql: `CASE ${answers.map(() => 'WHEN ?? = ? AND ?? = ? THEN ?').join(' ')} ELSE ?? END`,
         bindings: [
