@@ -338,6 +338,9 @@ describe('an exact replay of a signed write gets the first answer and does not r
   it('a new write claims its receipt in one statement (on MySQL and MariaDB too, whose INSERT IGNORE says what it inserted by its affected rows)', async () => {
     const receipts = tableOf(site.strapi, UIDS.requestReceipt);
     const claims: string[] = [];
+    // A write first: the first claim of each minute also starts the prune of expired receipts.
+    const first = await site.send('POST', '/posts', { title: 'First', content: '<p>x</p>', status: 'draft' });
+    expect(first.status).toBe(200);
     // Inserts and reads only: kept answers are written in batches, after the answers went out.
     const onQuery = ({ sql }: { sql: string }) => {
       if (sql.includes(receipts) && /^(insert|select)/i.test(sql)) claims.push(sql);
