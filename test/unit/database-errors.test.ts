@@ -6,6 +6,7 @@ import {
   isSqliteBusy,
   isUniqueViolation,
   missingTableOf,
+  unstorableTextPlaceOf,
 } from '../../server/src/utils/database-errors';
 
 describe('isLostConnection', () => {
@@ -119,5 +120,60 @@ describe('missingTableOf', () => {
   it('is undefined for any other failure', () => {
     expect(missingTableOf(new Error(`${statement} - deadlock detected`))).toBeUndefined();
     expect(missingTableOf(new Error('Cannot read properties of undefined'))).toBeUndefined();
+  });
+});
+
+describe('unstorableTextPlaceOf', () => {
+  const mysqlError = (code: string, sqlMessage: string) =>
+    Object.assign(new Error(code), { code, sqlMessage });
+
+  it("names the column in MariaDB's and MySQL's words for a character outside its set", () => {
+    expect(
+      unstorableTextPlaceOf(
+        mysqlError(
+          'ER_TRUNCATED_WRONG_VALUE_FOR_FIELD',
+          "Incorrect string value: '\\xCE\\x95\\xCE\\xBB...' for column `pb_test_x`.`posts`.`title` at row 1"
+        )
+      )
+    ).toBe('the column posts.title');
+    expect(
+      unstorableTextPlaceOf(
+        mysqlError(
+          'ER_TRUNCATED_WRONG_VALUE_FOR_FIELD',
+          "Incorrect string value: '\\xE6\\x97\\xA5' for column 'title' at row 1"
+        )
+      )
+    ).toBe('the column title');
+  });
+
+  it("names the column's collation in a comparison, wherever the column stands in it", () => {
+    for (const sqlMessage of [
+      "Illegal mix of collations (latin1_swedish_ci,IMPLICIT) and (utf8mb4_general_ci,COERCIBLE) for operation '='",
+      "Illegal mix of collations (utf8mb4_general_ci,COERCIBLE) and (latin1_swedish_ci,IMPLICIT) for operation '='",
+    ]) {
+      expect(unstorableTextPlaceOf(mysqlError('ER_CANT_AGGREGATE_2COLLATIONS', sqlMessage))).toBe(
+        'a column of collation latin1_swedish_ci'
+      );
+    }
+    expect(
+      unstorableTextPlaceOf(
+        mysqlError('ER_CANT_AGGREGATE_NCOLLATIONS', "Illegal mix of collations for operation 'in'")
+      )
+    ).toBe('a column');
+  });
+
+  it('is undefined for a wrong value that is not text, and for any other failure', () => {
+    expect(
+      unstorableTextPlaceOf(
+        mysqlError(
+          'ER_TRUNCATED_WRONG_VALUE_FOR_FIELD',
+          "Incorrect integer value: 'x' for column `pb_test_x`.`posts`.`id` at row 1"
+        )
+      )
+    ).toBeUndefined();
+    expect(
+      unstorableTextPlaceOf(mysqlError('ER_DUP_ENTRY', "Duplicate entry 'x' for key 'slug'"))
+    ).toBeUndefined();
+    expect(unstorableTextPlaceOf(new Error('Illegal mix of collations'))).toBeUndefined();
   });
 });

@@ -140,6 +140,36 @@ export function missingTableOf(error: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * Text a column cannot hold, in MySQL's and MariaDB's words: a character outside the column's
+ * character set is refused when stored (1366, in strict mode; MariaDB names
+ * `database`.`table`.`column`, MySQL 'column' alone) and when compared with the column (1267,
+ * 1270, 1271: an illegal mix of collations, where IMPLICIT marks the column's). A site whose
+ * tables were made in latin1 (a server's default before utf8mb4) meets them with the first name
+ * in another script.
+ */
+const INCORRECT_STRING = /^Incorrect string value: .* for column (.+?) at row \d+$/;
+const MIXED_COLLATIONS = new Set([
+  'ER_CANT_AGGREGATE_2COLLATIONS',
+  'ER_CANT_AGGREGATE_3COLLATIONS',
+  'ER_CANT_AGGREGATE_NCOLLATIONS',
+]);
+const COLUMN_COLLATION = /\((\w+),IMPLICIT\)/;
+
+/** Where the database could not hold a request's text (a column, a collation), when that is why a statement failed. */
+export function unstorableTextPlaceOf(error: unknown): string | undefined {
+  const codes = codesOf(error);
+  const message = driverMessageOf(error);
+  const column = codes.includes('ER_TRUNCATED_WRONG_VALUE_FOR_FIELD') ? INCORRECT_STRING.exec(message) : null;
+  if (column) {
+    const names = column[1].split('.').map((name) => name.replace(/^[`']|[`']$/g, ''));
+    return `the column ${names.slice(-2).join('.')}`;
+  }
+  if (!codes.some((code) => MIXED_COLLATIONS.has(code))) return undefined;
+  const collation = COLUMN_COLLATION.exec(message);
+  return collation ? `a column of collation ${collation[1]}` : 'a column';
+}
+
 /** Long enough for any driver's own message, too short for a statement with its values. */
 const DRIVER_MESSAGE_MAX = 300;
 

@@ -2,15 +2,21 @@ import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { PLUGIN_ID } from '../constants';
 import { ContractError, errorBody, internalErrorMessage } from '../contract/errors';
-import { isLockWaitExceeded, isLostConnection, missingTableOf } from './database-errors';
+import {
+  isLockWaitExceeded,
+  isLostConnection,
+  missingTableOf,
+  unstorableTextPlaceOf,
+} from './database-errors';
 import { NOTHING_SAVED } from '../services/delivery/transactions';
 
 /**
  * Answers a failed contract request in the contract's `{ error }` shape. A ContractError carries
  * its own status and a message the sender can act on. The database's troubles are answered 503
  * with what to do: a missing table (named), a lost connection, a table another session kept
- * locked. Anything else is the site's fault: logged with its stack and answered 500 with the
- * request id the log names it by (asked for only then).
+ * locked. Text the database cannot hold (a latin1 column, a name in another script) is answered
+ * 400, naming where. Anything else is the site's fault: logged with its stack and answered 500
+ * with the request id the log names it by (asked for only then).
  */
 export function answerError(strapi: Core.Strapi, ctx: Context, error: unknown, requestId: () => string) {
   if (error instanceof ContractError) {
@@ -44,6 +50,15 @@ export function answerError(strapi: Core.Strapi, ctx: Context, error: unknown, r
     ctx.status = 503;
     ctx.body = errorBody(
       "The site cannot serve this request now: a table it writes stayed locked by another database session (a long job, a migration or a backup) for longer than the plugin waits (lockTimeoutMs), so nothing was changed. Send the request again later; if this goes on, the site's administrator should look for the session holding the lock."
+    );
+    return;
+  }
+  const place = unstorableTextPlaceOf(error);
+  if (place !== undefined) {
+    strapi.log.warn(`[${PLUGIN_ID}] a request's text holds characters that ${place} cannot store`);
+    ctx.status = 400;
+    ctx.body = errorBody(
+      `The site's database cannot store some characters of this request's text: ${place} holds a character set without them (the site's tables are not in utf8mb4), so nothing was changed. Send the text without those characters, or the site's administrator can convert the site's tables to utf8mb4; then send the request again.`
     );
     return;
   }
