@@ -4,10 +4,13 @@ import type { ImageServer } from '../helpers/image-server';
 import type { Site } from '../helpers/site';
 import {
   caseInsensitiveIndexName,
+  ensureCaseInsensitiveIndex,
+  LOWER_EQUAL_COLLATIONS,
   indexName,
-  whereEqualsIgnoringCase,
+  rowsEqualIgnoringCase,
 } from '../../server/src/database/indexes';
 import { serviceOf } from '../helpers/site';
+import { testDatabaseClient } from '../helpers/databases';
 import { documentsOf, UIDS } from '../helpers/inspect';
 
 /** The example maps posts, blog categories and authors onto its own blog types. */
@@ -282,12 +285,13 @@ test('a category is found by name case-insensitively through the index the plugi
   expect(categories).toBeDefined();
   const name = caseInsensitiveIndexName(strapi, categories.table, categories.column);
   const client = strapi.db.dialect.client;
-  const lookup = whereEqualsIgnoringCase(
+  const rowsNamed = await rowsEqualIgnoringCase(
     strapi,
+    strapi.db.connection,
     categories.table,
-    categories.column,
-    'ROASTING NOTES'
-  ).select('document_id');
+    categories.column
+  );
+  const lookup = rowsNamed('ROASTING NOTES').select('document_id');
   const plan = async () =>
     JSON.stringify(
       client === 'postgres'
@@ -298,22 +302,22 @@ test('a category is found by name case-insensitively through the index the plugi
           })
         : client === 'sqlite'
           ? await strapi.db.connection.raw(`EXPLAIN QUERY PLAN ${lookup.toString()}`)
-          : null
+          : // MariaDB names the index it reads in the plan's `key`.
+            (await strapi.db.connection.raw(`EXPLAIN ${lookup.toString()}`))[0]
     );
-  if (client === 'mysql') {
-    // MariaDB cannot index an expression: no index is added, and the lookup reads the table as before.
-    const indexes = await strapi.db.dialect.schemaInspector.getIndexes(categories.table);
-    expect(indexes.map((index: { name: string }) => index.name)).not.toContain(name);
-  } else {
-    // SQLite says SEARCH when it looks the value up in the index, SCAN when it reads all of it.
-    const readsIndex = new RegExp(client === 'sqlite' ? `SEARCH [^"]*INDEX ${name}` : name);
-    expect(await plan()).toMatch(readsIndex);
-    await service.ensure();
-    await strapi.db.connection.raw('DROP INDEX ??', [name]);
-    expect(await plan()).not.toContain(name);
-    await service.ensure();
-    expect(await plan()).toMatch(readsIndex);
-  }
+  // SQLite says SEARCH when it looks the value up in the index, SCAN when it reads all of it.
+  const readsIndex = new RegExp(
+    client === 'sqlite' ? `SEARCH [^"]*INDEX ${name}` : client === 'mysql' ? `"key":"${name}"` : name
+  );
+  expect(await plan()).toMatch(readsIndex);
+  await service.ensure();
+  await strapi.db.connection.raw(
+    client === 'mysql' ? 'DROP INDEX ?? ON ??' : 'DROP INDEX ??',
+    client === 'mysql' ? [name, categories.table] : [name]
+  );
+  expect(await plan()).not.toMatch(readsIndex);
+  await service.ensure();
+  expect(await plan()).toMatch(readsIndex);
 
   // An editor's category, which the registry does not know: the publish finds it by name.
   const editors = await strapi.documents(CATEGORY).create({
@@ -335,6 +339,102 @@ test('a category is found by name case-insensitively through the index the plugi
     editors.documentId,
   ]);
 });
+
+const onMariadb = testDatabaseClient() === 'mariadb' ? test : test.skip;
+
+onMariadb(
+  '(MariaDB) a name column gets an index only under a collation that holds every name equal to its LOWER(), and its names are found without regard to case under any',
+  async () => {
+    const { strapi } = site;
+    const knex = strapi.db.connection;
+    const [[{ connection }]] = await knex.raw('SELECT @@collation_connection AS connection');
+    // mysql2's own default, which the lookup's LOWER(?) folds the value's case by.
+    expect(connection).toBe('utf8mb4_unicode_ci');
+    const tables = [
+      { table: 'pb_test_names_bin', collation: 'utf8mb4_bin', indexed: false },
+      // MariaDB 10.11's default: the Kelvin sign is not equal to its LOWER() "k".
+      { table: 'pb_test_names_general', collation: 'utf8mb4_general_ci', indexed: false },
+      { table: 'pb_test_names_unicode', collation: 'utf8mb4_unicode_ci', indexed: true },
+    ];
+    try {
+      for (const { table, collation, indexed } of tables) {
+        await knex.raw(`CREATE TABLE ?? (id INT PRIMARY KEY, name VARCHAR(255) COLLATE ${collation})`, [
+          table,
+        ]);
+        await knex(table).insert([
+          { id: 1, name: 'Roasting Notes' },
+          { id: 2, name: 'Brewing' },
+          { id: 3, name: '\u212Aelvin' },
+        ]);
+        const wanted = { uid: CATEGORY, table, columns: ['name'], purpose: 'a test' };
+        const name = `${table}_name_pb_idx`;
+        expect([collation, await ensureCaseInsensitiveIndex(strapi, wanted, name)]).toEqual([
+          collation,
+          indexed,
+        ]);
+        const indexes = await strapi.db.dialect.schemaInspector.getIndexes(table);
+        expect(indexes.some((index: { name: string }) => index.name === name)).toBe(indexed);
+        const rowsNamed = await rowsEqualIgnoringCase(strapi, knex, table, 'name');
+        for (const [value, id] of [
+          ['ROASTING NOTES', 1],
+          ['kelvin', 3],
+        ] as const) {
+          expect([collation, value, await rowsNamed(value).pluck('id')]).toEqual([collation, value, [id]]);
+        }
+      }
+    } finally {
+      await knex.raw(`DROP TABLE IF EXISTS ${tables.map(({ table }) => table).join(', ')}`);
+    }
+  }
+);
+
+onMariadb(
+  '(MariaDB) every pair of LOWER_EQUAL_COLLATIONS holds every character, and every cased letter with a combining mark, equal to its LOWER() of either collation',
+  async () => {
+    const knex = site.strapi.db.connection;
+    // Every code point but the surrogates, as text; the sequence engine makes the numbers.
+    const characters = `SELECT seq AS code, CONVERT(CHAR(seq USING utf32) USING utf8mb4) COLLATE utf8mb4_bin AS text
+    FROM seq_0_to_1114111 WHERE seq NOT BETWEEN 55296 AND 57343`;
+    // The combining marks: diacritical marks, their extended and supplement blocks, for symbols, half marks.
+    const marks = [
+      [0x300, 0x36f],
+      [0x1ab0, 0x1aff],
+      [0x1dc0, 0x1dff],
+      [0x20d0, 0x20ff],
+      [0xfe20, 0xfe2f],
+    ]
+      .map(([first, last]) => `SELECT seq AS mark FROM seq_${first}_to_${last}`)
+      .join(' UNION ALL ');
+    for (const [collation, connections] of Object.entries(LOWER_EQUAL_COLLATIONS)) {
+      for (const connection of connections) {
+        const unequal = (text: string) =>
+          `(${text} COLLATE ${collation}) <> LOWER(${text} COLLATE ${connection}) COLLATE ${collation} OR (${text} COLLATE ${collation}) <> LOWER(${text} COLLATE ${collation})`;
+        const [[single]] = await knex.raw(
+          `SELECT COUNT(*) AS count, GROUP_CONCAT(HEX(code)) AS codes FROM (${characters}) c WHERE ${unequal('text')}`
+        );
+        const [[pairs]] = await knex.raw(
+          `SELECT COUNT(*) AS count, GROUP_CONCAT(HEX(code)) AS codes FROM (
+          SELECT c.code, CONCAT(c.text, CONVERT(CHAR(m.mark USING utf32) USING utf8mb4)) COLLATE utf8mb4_bin AS text
+          FROM (${characters}) c JOIN (${marks}) m
+          WHERE c.text <> LOWER(c.text COLLATE ${collation}) COLLATE utf8mb4_bin
+        ) p WHERE ${unequal('text')}`
+        );
+        expect([collation, connection, Number(single.count), single.codes]).toEqual([
+          collation,
+          connection,
+          0,
+          null,
+        ]);
+        expect([collation, connection, Number(pairs.count), pairs.codes]).toEqual([
+          collation,
+          connection,
+          0,
+          null,
+        ]);
+      }
+    }
+  }
+);
 
 describe('images', () => {
   test('the featured image and inline images go into the Media Library, and a republish reuses them', async () => {

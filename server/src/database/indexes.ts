@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Core } from '@strapi/strapi';
 import { PLUGIN_ID } from '../constants';
-import { unionAllOf, type Trx } from './knex';
+import { unionAllOf, type Knex, type Query, type Trx } from './knex';
 
 type SchemaIndex = { name: string; columns: string[] };
 
@@ -114,10 +114,14 @@ export async function ensureIndex(strapi: Core.Strapi, wanted: WantedIndex, name
  *   "no such column", stopping the site even in a start without the plugin.
  * - PostgreSQL: the expression `$eqi` compares. PostgreSQL drops an index with its column and
  *   rebuilds it when the column's type changes; Strapi's schema sync does not see it.
- * - MariaDB cannot index an expression, and its `=` goes through the column's collation, which a
- *   site may make case-sensitive, and which even as the default `utf8mb4_general_ci` holds the
- *   Kelvin, Ohm and Angstrom signs unequal to their `LOWER()` (an indexed `=` would miss an
- *   editor's "\u212Aelvin" that `$eqi` finds for "kelvin"): the lookup stays `$eqi`'s and reads the table.
+ * - MySQL and MariaDB cannot index an expression, but `=` goes through the column's collation.
+ *   Under a pair of LOWER_EQUAL_COLLATIONS every text is equal to its `LOWER()`, so the rows
+ *   `$eqi` finds are among those `=` finds through a plain index on the column, and the lookup
+ *   asks for both. Under any other (a case-sensitive one; `utf8mb4_general_ci`, MariaDB 10.11's
+ *   default, which holds the Kelvin, Ohm and Angstrom signs unequal to their `LOWER()`, so that `=`
+ *   would miss an editor's "\u212Aelvin" that `$eqi` finds for "kelvin") the column gets no index
+ *   and the lookup stays `$eqi`'s alone and reads the table. The collation is read at each lookup
+ *   (one small catalogue query), so a column altered while the site runs is never compared wrongly.
  */
 const CASE_INSENSITIVE: Partial<Record<string, { label: string; indexed: string; equals: string }>> = {
   postgres: {
@@ -130,18 +134,76 @@ const CASE_INSENSITIVE: Partial<Record<string, { label: string; indexed: string;
 const UNINDEXED_EQUALS = 'LOWER(??) = LOWER(?)';
 
 /** The name of the plugin's index for case-insensitive lookups of `column` on `table`, on this database. */
-export const caseInsensitiveIndexName = (strapi: Core.Strapi, table: string, column: string) =>
-  indexName(table, `${column}_${CASE_INSENSITIVE[strapi.db.dialect.client]?.label ?? 'lower'}`);
+export const caseInsensitiveIndexName = (strapi: Core.Strapi, table: string, column: string) => {
+  const label = CASE_INSENSITIVE[strapi.db.dialect.client]?.label;
+  return label ? indexName(table, `${column}_${label}`) : indexName(table, column);
+};
 
-/** A query of `table`'s rows whose `column` equals `value` without regard to case, served by that index. */
-export const whereEqualsIgnoringCase = (strapi: Core.Strapi, table: string, column: string, value: string) =>
-  strapi.db
-    .connection(table)
-    .whereRaw(CASE_INSENSITIVE[strapi.db.dialect.client]?.equals ?? UNINDEXED_EQUALS, [column, value]);
+/**
+ * MySQL and MariaDB: the collations of a name column under which `=` finds every row that
+ * `LOWER(name) = LOWER(?)` finds, each with the connection collations (`@@collation_connection`,
+ * which `LOWER(?)` folds the value's case by) it holds that for. Under such a pair every text is
+ * equal to its `LOWER()` of either kind: the rows `$eqi` finds are among those `=` finds.
+ * mapping.test checks each pair on the server it runs on for every code point from U+0000 to
+ * U+10FFFF, and for every cased letter followed by a combining mark (where contractions weigh
+ * characters together). Not `utf8mb4_general_ci` (the Kelvin, Ohm and Angstrom signs), nor
+ * `utf8mb4_unicode_ci` beside a connection that folds case by a newer Unicode (U+023A Ⱥ and
+ * others), nor an accent- or case-sensitive collation.
+ */
+export const LOWER_EQUAL_COLLATIONS: Readonly<Record<string, readonly string[]>> = {
+  utf8mb4_unicode_ci: ['utf8mb4_unicode_ci', 'utf8mb4_general_ci', 'utf8mb4_bin'],
+  utf8mb4_unicode_520_ci: [
+    'utf8mb4_unicode_520_ci',
+    'utf8mb4_unicode_ci',
+    'utf8mb4_general_ci',
+    'utf8mb4_bin',
+  ],
+  utf8mb4_uca1400_ai_ci: [
+    'utf8mb4_uca1400_ai_ci',
+    'utf8mb4_unicode_520_ci',
+    'utf8mb4_unicode_ci',
+    'utf8mb4_general_ci',
+    'utf8mb4_bin',
+  ],
+};
+
+/**
+ * MySQL and MariaDB: whether `column` of `table` and the connection compare as a pair of
+ * LOWER_EQUAL_COLLATIONS. Asked through `knex`, the caller's transaction when it has one: a
+ * second connection taken from the pool while holding one would wait for itself once every
+ * connection is held so.
+ */
+async function collationKeepsLowerEqual(knex: Knex | Trx, table: string, column: string): Promise<boolean> {
+  const [rows] = await knex.raw(
+    'SELECT COLLATION_NAME AS name, @@collation_connection AS connection FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = ?',
+    [table, column]
+  );
+  const [found] = rows as Array<{ name: string | null; connection: string }>;
+  return found?.name != null && (LOWER_EQUAL_COLLATIONS[found.name]?.includes(found.connection) ?? false);
+}
+
+/**
+ * How rows of `table` whose `column` equals a value without regard to case are asked for, served
+ * by that index: a query for each value. `knex`: the caller's transaction, when it has one (see
+ * collationKeepsLowerEqual).
+ */
+export async function rowsEqualIgnoringCase(
+  strapi: Core.Strapi,
+  knex: Knex | Trx,
+  table: string,
+  column: string
+): Promise<(value: string) => Query> {
+  const client = strapi.db.dialect.client;
+  const rows = () => strapi.db.connection(table);
+  const equals = CASE_INSENSITIVE[client]?.equals ?? UNINDEXED_EQUALS;
+  if (client === 'mysql' && (await collationKeepsLowerEqual(knex, table, column)))
+    return (value) => rows().where(column, value).whereRaw(equals, [column, value]);
+  return (value) => rows().whereRaw(equals, [column, value]);
+}
 
 /**
  * For each of `values`, the documents of `table` with a row whose `column` equals it without
- * regard to case, as whereEqualsIgnoringCase finds them: one query, a UNION ALL of one indexed
+ * regard to case, as rowsEqualIgnoringCase finds them: one query, a UNION ALL of one indexed
  * lookup per value, each row tagged with the position of the value it matched (a number the code
  * makes, written into the query as it is), so each value gets exactly the rows its own lookup would.
  * SQLite refuses a union of over 500 members; the contract's NAMES_MAX (100 names a field) keeps
@@ -153,28 +215,33 @@ export async function documentIdsEqualIgnoringCase(
   table: { name: string; documentId: string; column: string },
   values: string[]
 ): Promise<Array<{ documentId: string; wanted: number }>> {
+  if (values.length === 0) return [];
+  const rowsEqualTo = await rowsEqualIgnoringCase(strapi, trx, table.name, table.column);
   const lookups = values.map((value, position) =>
-    whereEqualsIgnoringCase(strapi, table.name, table.column, value)
+    rowsEqualTo(value)
       .distinct({ documentId: table.documentId })
       .select(strapi.db.connection.raw(`${Number(position)} as ??`, ['wanted']))
   );
-  if (lookups.length === 0) return [];
   const rows: Array<{ documentId: string; wanted: number | string }> =
     await unionAllOf(lookups).transacting(trx);
   return rows.map((row) => ({ documentId: row.documentId, wanted: Number(row.wanted) }));
 }
 
 /**
- * Adds the index named `name` that serves whereEqualsIgnoringCase on the column (PostgreSQL and
- * SQLite). Idempotent by name; like `ensureIndex`, never drops or replaces an index.
+ * Adds the index named `name` that serves rowsEqualIgnoringCase on the column (on MySQL and
+ * MariaDB a plain one, under a pair of LOWER_EQUAL_COLLATIONS only). Idempotent by name; like
+ * `ensureIndex`, never drops or replaces an index.
  */
 export async function ensureCaseInsensitiveIndex(
   strapi: Core.Strapi,
   wanted: WantedIndex,
   name: string
 ): Promise<boolean> {
-  const indexed = CASE_INSENSITIVE[strapi.db.dialect.client]?.indexed;
+  const client = strapi.db.dialect.client;
+  const indexed = CASE_INSENSITIVE[client]?.indexed;
   const [column] = wanted.columns;
+  if (client === 'mysql' && (await collationKeepsLowerEqual(strapi.db.connection, wanted.table, column)))
+    return ensureIndex(strapi, wanted, name);
   if (!indexed) return false;
   return addIndex(strapi, wanted, name, `${wanted.table} (${column}, case-insensitive)`, {
     present: () => indexNamed(strapi, name),

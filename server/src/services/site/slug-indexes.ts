@@ -26,7 +26,7 @@ const INDEXABLE_TYPES = new Set<string | undefined>(['uid', 'string']);
  * index on each slug column it looks up, unless an index already starts with that column.
  * A category, tag or author the registry does not know yet is looked up by name without regard
  * to case, which reads the whole table too: each name column gets an index that serves that
- * lookup (PostgreSQL and SQLite; see ensureCaseInsensitiveIndex).
+ * lookup (on MariaDB and MySQL only under LOWER_EQUAL_COLLATIONS; see ensureCaseInsensitiveIndex).
  */
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   /** The indexable columns that hold `field` (the slug field, or the name field) of each of `kinds`. */
