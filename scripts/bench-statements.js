@@ -90,13 +90,18 @@ function kindOf(sql) {
   return table ? `${verb} ${table}` : verb;
 }
 
-/** The statements appended to `file` since the last read. */
+/**
+ * The statements appended to `file` since the last read: whole lines only, counted in bytes, since
+ * the server may be writing the next statement (its characters several bytes each) as this reads.
+ */
 function statementReader(/** @type {string} */ file) {
   let offset = 0;
   return () => {
-    const text = fs.readFileSync(file, 'utf8');
-    const added = text.slice(offset);
-    offset = text.length;
+    const bytes = fs.readFileSync(file);
+    const end = bytes.lastIndexOf(0x0a) + 1;
+    if (end <= offset) return [];
+    const added = bytes.subarray(offset, end).toString('utf8');
+    offset = end;
     return added
       .split('\n')
       .filter(Boolean)
