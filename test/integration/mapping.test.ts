@@ -350,21 +350,48 @@ onMariadb(
     const [[{ connection }]] = await knex.raw('SELECT @@collation_connection AS connection');
     // mysql2's own default, which the lookup's LOWER(?) folds the value's case by.
     expect(connection).toBe('utf8mb4_unicode_ci');
+    // Found without regard to case under every collation.
+    const cased = [
+      ['ROASTING NOTES', 1],
+      ['kelvin', 3],
+    ] as const;
+    // Under the Unicode collations, a decomposed "é" too (two characters for one): in a short name,
+    // and in one of 256 characters, longer than the column and its index, equal to a stored 255.
+    const decomposed = [
+      ['cafe\u0301 au lait', 4],
+      [`E\u0301${'B'.repeat(254)}`, 5],
+    ] as const;
     const tables = [
-      { table: 'pb_test_names_bin', collation: 'utf8mb4_bin', indexed: false },
+      { table: 'pb_test_names_bin', collation: 'utf8mb4_bin', indexed: false, found: cased },
       // MariaDB 10.11's default: the Kelvin sign is not equal to its LOWER() "k".
-      { table: 'pb_test_names_general', collation: 'utf8mb4_general_ci', indexed: false },
-      { table: 'pb_test_names_unicode', collation: 'utf8mb4_unicode_ci', indexed: true },
+      { table: 'pb_test_names_general', collation: 'utf8mb4_general_ci', indexed: false, found: cased },
+      {
+        table: 'pb_test_names_unicode',
+        collation: 'utf8mb4_unicode_ci',
+        indexed: true,
+        found: [...cased, ...decomposed],
+      },
+      // A site's index on the name's first 6 characters, which would cut every value looked up.
+      {
+        table: 'pb_test_names_prefix',
+        collation: 'utf8mb4_unicode_ci',
+        indexed: false,
+        found: [...cased, ...decomposed],
+        prefix: 6,
+      },
     ];
     try {
-      for (const { table, collation, indexed } of tables) {
-        await knex.raw(`CREATE TABLE ?? (id INT PRIMARY KEY, name VARCHAR(255) COLLATE ${collation})`, [
-          table,
-        ]);
+      for (const { table, collation, indexed, found, prefix } of tables) {
+        await knex.raw(
+          `CREATE TABLE ?? (id INT PRIMARY KEY, name VARCHAR(255) COLLATE ${collation}${prefix ? `, KEY (name(${prefix}))` : ''})`,
+          [table]
+        );
         await knex(table).insert([
           { id: 1, name: 'Roasting Notes' },
           { id: 2, name: 'Brewing' },
           { id: 3, name: '\u212Aelvin' },
+          { id: 4, name: 'Caf\u00e9 au lait' },
+          { id: 5, name: `\u00e9${'b'.repeat(254)}` },
         ]);
         const wanted = { uid: CATEGORY, table, columns: ['name'], purpose: 'a test' };
         const name = `${table}_name_pb_idx`;
@@ -375,11 +402,8 @@ onMariadb(
         const indexes = await strapi.db.dialect.schemaInspector.getIndexes(table);
         expect(indexes.some((index: { name: string }) => index.name === name)).toBe(indexed);
         const rowsNamed = await rowsEqualIgnoringCase(strapi, knex, table, 'name');
-        for (const [value, id] of [
-          ['ROASTING NOTES', 1],
-          ['kelvin', 3],
-        ] as const) {
-          expect([collation, value, await rowsNamed(value).pluck('id')]).toEqual([collation, value, [id]]);
+        for (const [value, id] of found) {
+          expect([table, value, await rowsNamed(value).pluck('id')]).toEqual([table, value, [id]]);
         }
       }
     } finally {

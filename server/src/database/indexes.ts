@@ -168,24 +168,43 @@ export const LOWER_EQUAL_COLLATIONS: Readonly<Record<string, readonly string[]>>
 };
 
 /**
- * MySQL and MariaDB: whether `column` of `table` and the connection compare as a pair of
- * LOWER_EQUAL_COLLATIONS. Asked through `knex`, the caller's transaction when it has one: a
- * second connection taken from the pool while holding one would wait for itself once every
- * connection is held so.
+ * MySQL and MariaDB: the longest value (in characters) that `column` of `table` may be looked up
+ * by through an index with `=`, or undefined when none may: the column and the connection must
+ * compare as a pair of LOWER_EQUAL_COLLATIONS, and no index may hold a prefix of the column.
+ * MariaDB cuts a value to an index's length before searching it, where a read of the table
+ * compares the value whole, and equal texts may differ in length (a decomposed "é" is two
+ * characters): a value longer than the column is looked up by reading the table, and a prefix
+ * index (`KEY (name(6))`), which the optimiser may choose and which would cut every value, keeps
+ * every lookup of the column a read of the table (both found by an attack review). Asked through
+ * `knex`, the caller's transaction when it has one: a second connection taken from the pool while
+ * holding one would wait for itself once every connection is held so.
  */
-async function collationKeepsLowerEqual(knex: Knex | Trx, table: string, column: string): Promise<boolean> {
+async function indexedLookupLength(
+  knex: Knex | Trx,
+  table: string,
+  column: string
+): Promise<number | undefined> {
   const [rows] = await knex.raw(
-    'SELECT COLLATION_NAME AS name, @@collation_connection AS connection FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = ?',
+    `SELECT c.COLLATION_NAME AS name, @@collation_connection AS connection, c.CHARACTER_MAXIMUM_LENGTH AS length,
+      (SELECT COUNT(*) FROM information_schema.STATISTICS s WHERE s.TABLE_SCHEMA = c.TABLE_SCHEMA
+        AND s.TABLE_NAME = c.TABLE_NAME AND s.COLUMN_NAME = c.COLUMN_NAME AND s.SUB_PART IS NOT NULL) AS prefixes
+    FROM information_schema.COLUMNS c WHERE c.TABLE_SCHEMA = DATABASE() AND c.TABLE_NAME = ? AND c.COLUMN_NAME = ?`,
     [table, column]
   );
-  const [found] = rows as Array<{ name: string | null; connection: string }>;
-  return found?.name != null && (LOWER_EQUAL_COLLATIONS[found.name]?.includes(found.connection) ?? false);
+  const [found] = rows as Array<{
+    name: string | null;
+    connection: string;
+    length: unknown;
+    prefixes: unknown;
+  }>;
+  const paired = found?.name != null && LOWER_EQUAL_COLLATIONS[found.name]?.includes(found.connection);
+  return paired && Number(found.prefixes) === 0 ? Number(found.length) : undefined;
 }
 
 /**
  * How rows of `table` whose `column` equals a value without regard to case are asked for, served
  * by that index: a query for each value. `knex`: the caller's transaction, when it has one (see
- * collationKeepsLowerEqual).
+ * indexedLookupLength).
  */
 export async function rowsEqualIgnoringCase(
   strapi: Core.Strapi,
@@ -196,9 +215,11 @@ export async function rowsEqualIgnoringCase(
   const client = strapi.db.dialect.client;
   const rows = () => strapi.db.connection(table);
   const equals = CASE_INSENSITIVE[client]?.equals ?? UNINDEXED_EQUALS;
-  if (client === 'mysql' && (await collationKeepsLowerEqual(knex, table, column)))
-    return (value) => rows().where(column, value).whereRaw(equals, [column, value]);
-  return (value) => rows().whereRaw(equals, [column, value]);
+  const indexed = client === 'mysql' ? await indexedLookupLength(knex, table, column) : undefined;
+  return (value) =>
+    indexed !== undefined && [...value].length <= indexed
+      ? rows().where(column, value).whereRaw(equals, [column, value])
+      : rows().whereRaw(equals, [column, value]);
 }
 
 /**
@@ -240,8 +261,16 @@ export async function ensureCaseInsensitiveIndex(
   const client = strapi.db.dialect.client;
   const indexed = CASE_INSENSITIVE[client]?.indexed;
   const [column] = wanted.columns;
-  if (client === 'mysql' && (await collationKeepsLowerEqual(strapi.db.connection, wanted.table, column)))
-    return ensureIndex(strapi, wanted, name);
+  if (client === 'mysql') {
+    // Read as addIndex reads: a failure costs the index, never the site's start.
+    const indexable = await indexedLookupLength(strapi.db.connection, wanted.table, column).catch((error) => {
+      strapi.log.warn(
+        `[${PLUGIN_ID}] could not read ${wanted.table}.${column}'s collation: ${(error as Error).message}`
+      );
+      return undefined;
+    });
+    return indexable === undefined ? false : ensureIndex(strapi, wanted, name);
+  }
   if (!indexed) return false;
   return addIndex(strapi, wanted, name, `${wanted.table} (${column}, case-insensitive)`, {
     present: () => indexNamed(strapi, name),
