@@ -259,7 +259,6 @@ export async function ensureCaseInsensitiveIndex(
   name: string
 ): Promise<boolean> {
   const client = strapi.db.dialect.client;
-  const indexed = CASE_INSENSITIVE[client]?.indexed;
   const [column] = wanted.columns;
   if (client === 'mysql') {
     // Read as addIndex reads: a failure costs the index, never the site's start.
@@ -271,6 +270,7 @@ export async function ensureCaseInsensitiveIndex(
     });
     return indexable === undefined ? false : ensureIndex(strapi, wanted, name);
   }
+  const indexed = CASE_INSENSITIVE[client]?.indexed;
   if (!indexed) return false;
   return addIndex(strapi, wanted, name, `${wanted.table} (${column}, case-insensitive)`, {
     present: () => indexNamed(strapi, name),
