@@ -126,3 +126,47 @@ test('answers larger together than a statement may be are all kept, and the log 
   expect(warnings.filter((message) => message.includes('x'.repeat(1_000)))).toEqual([]);
   expect(await keptAnswers(claims.map((claim) => claim.fingerprint))).toHaveLength(200);
 });
+
+test('the answers and activity log entries of requests answered together share one transaction', async () => {
+  // Every statement in order, with the pooled connection it ran on (knex's __knexUid).
+  const statements: Array<{ sql: string; connection: string }> = [];
+  const watch = (query: { sql: string; __knexUid: string }) =>
+    statements.push({ sql: query.sql, connection: query.__knexUid });
+  const flushed = async () => {
+    await receipts().flush();
+    await serviceOf(site, 'activity-writer').flush();
+  };
+  await flushed();
+  site.strapi.db.connection.on('query', watch);
+  try {
+    const run = randomUUID();
+    const replies = await Promise.all(
+      [1, 2, 3].map((index) =>
+        site.send('POST', '/posts', {
+          source_id: `shared-commit-${run}-${index}`,
+          title: `Shared commit ${index}`,
+          content: '<p>Kept for replays and logged in one commit.</p>',
+          status: 'publish',
+        })
+      )
+    );
+    expect(replies.map((reply) => reply.status)).toEqual([200, 200, 200]);
+    // Within the window the three answers wait together; then one round writes them and the log.
+    await sleep(500);
+    await flushed();
+  } finally {
+    site.strapi.db.connection.off('query', watch);
+  }
+  const answers = statements.filter(({ sql }) => /publish_bridge_request_receipts.* set /i.test(sql));
+  expect(answers).toHaveLength(1);
+  // The transaction the answers were kept in: from the BEGIN before them on their connection to its COMMIT.
+  const onItsConnection = statements.filter(({ connection }) => connection === answers[0].connection);
+  const at = onItsConnection.indexOf(answers[0]);
+  const begin = onItsConnection.map(({ sql }) => /^begin/i.test(sql)).lastIndexOf(true, at);
+  const commit = onItsConnection.findIndex(({ sql }, index) => index > begin && /^commit/i.test(sql));
+  expect(begin).toBeGreaterThanOrEqual(0);
+  expect(commit).toBeGreaterThan(at);
+  const transaction = onItsConnection.slice(begin + 1, commit).map(({ sql }) => sql);
+  expect(transaction.filter((sql) => /^insert into .*publish_bridge_activity/i.test(sql))).toHaveLength(1);
+  expect(transaction).toHaveLength(2);
+});

@@ -7,6 +7,7 @@ import categories from './publishing/categories';
 import connectionTest from './connection/connection-test';
 import connections from './connection/connections';
 import contentAccess from './editors/content-access';
+import deferredWrites from './delivery/deferred-writes';
 import editorChanges from './editors/editor-changes';
 import entities from './publishing/entities';
 import fields from './publishing/fields';
@@ -47,6 +48,7 @@ const services = {
   'connection-test': connectionTest,
   connections,
   'content-access': contentAccess,
+  'deferred-writes': deferredWrites,
   'editor-changes': editorChanges,
   entities,
   fields,

@@ -11,11 +11,11 @@ import {
   type Exchange,
 } from './activity';
 import { fitColumn } from '../../utils/column-text';
-import { pluginConfig } from '../../plugin';
+import { getService, pluginConfig } from '../../plugin';
 import { rowsOf } from '../../database/schemas';
 import { inBoundedTransaction } from '../../database/lock-waits';
+import type { DeferredSource } from './deferred-writes';
 
-const BATCH_WINDOW_MS = 200;
 const MAX_BATCH = 100;
 /** While the database refuses writes, entries wait in memory up to this many; older ones are dropped. */
 const MAX_QUEUED = 5_000;
@@ -28,7 +28,8 @@ const refusalBudget = (maxEntries: number) => Math.max(100, Math.floor(maxEntrie
 
 /**
  * Writes the activity log. Entries are queued and written in batches after the answer has
- * gone, so a slow or failing database never delays or fails the request being logged.
+ * gone, so a slow or failing database never delays or fails the request being logged; a batch
+ * shares its transaction with the answers kept for replays (deferred-writes.ts).
  * Retention is bounded by count and age (plugin config `activityLog`). Unauthenticated
  * refusals are counted in memory (activity-aggregation.ts) and written as one row per minute,
  * reason and address once their minute has ended, or at a forced `flush()`.
@@ -40,23 +41,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   let queue: ActivityEntry[] = [];
   const refusals = createRefusalTally();
-  let timer: NodeJS.Timeout | undefined;
   let minuteTimer: NodeJS.Timeout | undefined;
-  let writing: Promise<void> = Promise.resolve();
   let writtenSincePrune = 0;
   let lastPruneAt = 0;
-
-  function schedule(delayMs: number) {
-    if (timer) {
-      if (delayMs > 0) return;
-      clearTimeout(timer);
-    }
-    timer = setTimeout(() => {
-      timer = undefined;
-      void write({ openMinutes: false });
-    }, delayMs);
-    timer.unref?.();
-  }
+  const deferredWrites = () => getService(strapi, 'deferred-writes');
 
   /** Wakes up when the earliest counted minute has ended, so its aggregates are written without new traffic. */
   function scheduleMinuteEnd() {
@@ -65,22 +53,32 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     minuteTimer = setTimeout(
       () => {
         minuteTimer = undefined;
-        void write({ openMinutes: false }).then(scheduleMinuteEnd);
+        enqueueAggregates({ openMinutes: false });
+        deferredWrites().schedule(entries, 0);
+        scheduleMinuteEnd();
       },
       Math.max(0, end.getTime() - Date.now()) + MINUTE_END_GRACE_MS
     );
     minuteTimer.unref?.();
   }
 
-  function enqueue(entries: ActivityEntry[]) {
-    queue.push(...entries);
+  function enqueue(added: ActivityEntry[]) {
+    queue.push(...added);
     if (queue.length > MAX_QUEUED) queue = queue.slice(queue.length - MAX_QUEUED);
+  }
+
+  /**
+   * The aggregates of ended minutes; with `openMinutes`, those of the current minute too (a later
+   * refusal in that minute starts a new aggregate: two rows, no lost count).
+   */
+  function enqueueAggregates({ openMinutes }: { openMinutes: boolean }) {
+    enqueue(refusals.take(openMinutes ? undefined : new Date()).map(entryOfAggregate));
   }
 
   function queueEntry(entry: () => ActivityEntry) {
     try {
       enqueue([entry()]);
-      schedule(queue.length >= MAX_BATCH ? 0 : BATCH_WINDOW_MS);
+      deferredWrites().schedule(entries, queue.length >= MAX_BATCH ? 0 : undefined);
     } catch (error) {
       strapi.log.warn(`[${PLUGIN_ID}] could not queue an activity log entry: ${(error as Error).message}`);
     }
@@ -90,42 +88,59 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const databaseClosed = () =>
     !(strapi.db?.connection as { client?: { pool?: unknown } } | undefined)?.client?.pool;
 
-  async function writeQueued() {
-    if (databaseClosed()) {
-      if (queue.length > 0)
+  /** The queued entries, written in batches with the other deferred writes. */
+  const entries: DeferredSource = {
+    nextBatch() {
+      if (queue.length > 0 && databaseClosed()) {
         strapi.log.debug(`[${PLUGIN_ID}] ${queue.length} activity log entries dropped at shutdown`);
-      queue = [];
-      return;
-    }
-    while (queue.length > 0) {
-      const batch = queue.slice(0, MAX_BATCH);
-      try {
-        await query().createMany({ data: batch });
-        writtenSincePrune += batch.length;
-      } catch (error) {
-        const { written, refusal } = await writeOneByOne(batch);
-        if (written === 0) {
-          strapi.log.warn(
-            `[${PLUGIN_ID}] could not write ${batch.length} activity log entries (kept for the next attempt): ${(error as Error).message}`
-          );
-          return;
-        }
-        writtenSincePrune += written;
-        strapi.log.warn(
-          `[${PLUGIN_ID}] dropped ${batch.length - written} activity log entries the database refused: ${refusal}`
-        );
+        queue = [];
       }
+      if (queue.length === 0) return undefined;
+      const batch = queue.slice(0, MAX_BATCH);
       queue = queue.slice(batch.length);
-    }
-    const { maxEntries } = config();
-    if (writtenSincePrune >= Math.max(50, Math.floor(maxEntries / 10)) || pruneIsDue()) await prune();
-  }
+      return {
+        async write() {
+          await query().createMany({ data: batch });
+          writtenSincePrune += batch.length;
+        },
+        writeAlone: () => writeAlone(batch),
+      };
+    },
+
+    async settled() {
+      const { maxEntries } = config();
+      if (writtenSincePrune >= Math.max(50, Math.floor(maxEntries / 10)) || pruneIsDue()) await prune();
+    },
+  };
 
   /**
-   * When a batch fails, either the database is away (no entry goes in: all are kept) or it
-   * refuses some entries (the others go in, and the refused ones are dropped rather than
-   * holding back every later entry forever).
+   * A batch whose shared transaction failed, on its own: in one statement, else entry by entry.
+   * Either the database is away (no entry goes in: the batch is kept, before what was queued
+   * since) or it refuses some entries (the others go in, and the refused ones are dropped rather
+   * than holding back every later entry forever).
    */
+  async function writeAlone(batch: ActivityEntry[]): Promise<boolean> {
+    try {
+      await query().createMany({ data: batch });
+      writtenSincePrune += batch.length;
+      return true;
+    } catch (error) {
+      const { written, refusal } = await writeOneByOne(batch);
+      if (written === 0) {
+        strapi.log.warn(
+          `[${PLUGIN_ID}] could not write ${batch.length} activity log entries (kept for the next attempt): ${(error as Error).message}`
+        );
+        queue = [...batch, ...queue].slice(-MAX_QUEUED);
+        return false;
+      }
+      writtenSincePrune += written;
+      strapi.log.warn(
+        `[${PLUGIN_ID}] dropped ${batch.length - written} activity log entries the database refused: ${refusal}`
+      );
+      return true;
+    }
+  }
+
   async function writeOneByOne(batch: ActivityEntry[]) {
     let written = 0;
     let refusal = '';
@@ -140,17 +155,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return { written, refusal };
   }
 
-  /**
-   * Writes what is queued and the aggregates of ended minutes; with `openMinutes`, those of the
-   * current minute too (a later refusal in that minute starts a new aggregate: two rows, no lost count).
-   */
+  /** Writes what is queued and, with `openMinutes`, the aggregates of the current minute too. */
   function write({ openMinutes }: { openMinutes: boolean }): Promise<void> {
-    const run = () => {
-      enqueue(refusals.take(openMinutes ? undefined : new Date()).map(entryOfAggregate));
-      return writeQueued();
-    };
-    writing = writing.then(run, run);
-    return writing;
+    enqueueAggregates({ openMinutes });
+    return deferredWrites().flush(entries);
   }
 
   /** Writes everything recorded so far; resolves once it is stored (or the attempt failed and was logged). */

@@ -12,6 +12,8 @@ import {
   requestReceipts,
 } from '../../database/receipts';
 import { driverMessageOf } from '../../utils/database-errors';
+import { getService } from '../../plugin';
+import type { DeferredSource } from './deferred-writes';
 
 /** What a request was answered: kept so an exact replay gets it again. */
 export type Answer = { status: number; body: unknown };
@@ -33,8 +35,6 @@ const WAIT_FOR_FIRST_MS = 5_000;
 const FIRST_POLL_MS = 20;
 const MAX_POLL_MS = 500;
 const PRUNE_INTERVAL_MS = 60_000;
-/** Answers wait this long to share one commit with the others that finished meanwhile. */
-const KEEP_ANSWERS_EVERY_MS = 100;
 /**
  * Receipts are kept this long past their timestamp's window, so instances whose clocks differ
  * by less than this never prune a receipt another instance still needs (keep them in sync).
@@ -80,7 +80,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const receipts = requestReceipts(strapi);
   let lastPruneAt = 0;
   const answersToKeep = new Map<string, KeptAnswer>();
-  let keeping: Promise<void> | undefined;
   /** Failures whose receipts are still being marked retryable, and whether the site is stopping. */
   const failuresToKeep = new Set<Promise<void>>();
   /** The claimants of those failures: a retry reaching this instance meanwhile may take their receipts over. */
@@ -118,25 +117,31 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   /**
-   * The answers of the writes that finished meanwhile, one statement per batch, not per request
-   * (on SQLite's single connection each commit holds up every other write).
+   * The answers of the writes that finished meanwhile, kept one statement per batch, not per
+   * request, in the deferred writes' shared transaction (on SQLite's single connection each
+   * commit holds up every other write). A batch that failed is logged: replays of its requests
+   * are answered 409 "still being processed" until their receipts expire.
    */
-  async function keepAnswers() {
-    await sleep(KEEP_ANSWERS_EVERY_MS);
-    while (answersToKeep.size > 0) {
-      const batch = nextBatch();
-      try {
-        await receipts.keepAnswers(batch.map(([fingerprint, kept]) => ({ fingerprint, ...kept })));
-      } catch (error) {
-        // Replays of these requests are answered 409 "still being processed" until their receipts
-        // expire. The driver's own message only: knex's starts with the statement, answers and all.
-        strapi.log.warn(
-          `[${PLUGIN_ID}] could not keep ${batch.length} answers for replays: ${driverMessageOf(error)}`
-        );
-      }
-    }
-    keeping = undefined;
-  }
+  const answers: DeferredSource = {
+    nextBatch() {
+      if (answersToKeep.size === 0) return undefined;
+      const batch = nextBatch().map(([fingerprint, kept]) => ({ fingerprint, ...kept }));
+      return {
+        write: (trx: Trx) => receipts.keepAnswers(batch, trx),
+        async writeAlone() {
+          // The driver's own message only: knex's starts with the statement, answers and all.
+          await receipts
+            .keepAnswers(batch)
+            .catch((error: unknown) =>
+              strapi.log.warn(
+                `[${PLUGIN_ID}] could not keep ${batch.length} answers for replays: ${driverMessageOf(error)}`
+              )
+            );
+          return true;
+        },
+      };
+    },
+  };
 
   /**
    * Whether a receipt already in place is this request's: an earlier transaction of it, or one
@@ -260,15 +265,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         status,
         answer: body === undefined ? null : JSON.stringify(body),
       });
-      keeping ??= keepAnswers();
+      getService(strapi, 'deferred-writes').schedule(answers);
     },
 
     prune,
 
-    /** Waits for the answers not yet kept. */
-    async flush() {
-      while (keeping) await keeping;
-    },
+    /** Keeps the answers not yet kept, with the other deferred writes. */
+    flush: () => getService(strapi, 'deferred-writes').flush(),
 
     /** Before Strapi stops: keeps the answers not yet kept, and gives up marking failures. */
     async stop() {
