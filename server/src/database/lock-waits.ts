@@ -7,8 +7,8 @@ import { inSavepoint } from './transactions';
  * session holds (a long job, a migration, a backup): past `lockTimeoutMs` the statement fails
  * and the request answers 503 instead of hanging. PostgreSQL scopes the setting to the
  * transaction. MySQL and MariaDB only have it per session, on a connection the site's pool
- * shares: the returned function gives the session the server's default back before the
- * transaction ends. SQLite locks the whole file, the site's tables with it; its driver's
+ * shares: the returned function gives the session its own values back before the transaction
+ * ends. SQLite locks the whole file, the site's tables with it; its driver's
  * own busy timeout applies.
  */
 export async function limitLockWaits(
@@ -23,10 +23,17 @@ export async function limitLockWaits(
   }
   if (client === 'mysql') {
     const seconds = Math.max(1, Math.ceil(lockTimeoutMs / 1_000));
-    // Row locks (InnoDB) and table or metadata locks (LOCK TABLES, ALTER TABLE) have their own limits.
-    await trx.raw('SET SESSION innodb_lock_wait_timeout = ?, lock_wait_timeout = ?', [seconds, seconds]);
+    // Row locks (InnoDB) and table or metadata locks (LOCK TABLES, ALTER TABLE) have their own
+    // limits. The session's own values (a site may set them on each connection, in its pool's
+    // afterCreate) are kept in the same statement, left to right, and given back after.
+    await trx.raw(
+      'SET @publish_bridge_innodb_lock_wait_timeout = @@SESSION.innodb_lock_wait_timeout, @publish_bridge_lock_wait_timeout = @@SESSION.lock_wait_timeout, SESSION innodb_lock_wait_timeout = ?, lock_wait_timeout = ?',
+      [seconds, seconds]
+    );
     return async () => {
-      await trx.raw('SET SESSION innodb_lock_wait_timeout = DEFAULT, lock_wait_timeout = DEFAULT');
+      await trx.raw(
+        'SET SESSION innodb_lock_wait_timeout = @publish_bridge_innodb_lock_wait_timeout, lock_wait_timeout = @publish_bridge_lock_wait_timeout'
+      );
     };
   }
   return async () => {};
@@ -54,7 +61,7 @@ export async function inBoundedTransaction<T>(
     try {
       return bounded ? await work(trx) : await inSavepoint(strapi, trx, work);
     } finally {
-      // The session is the pool's: the server's default back, unless its connection is gone.
+      // The session is the pool's: its own values back, unless its connection is gone.
       await restore().catch(() => {});
     }
   })) as T;
