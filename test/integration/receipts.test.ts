@@ -47,6 +47,47 @@ const keptAnswers = async (fingerprints: string[]) =>
 
 // SQLite has one connection: any statement waits for an open transaction, which is why its batches are small.
 const onServerDatabases = testDatabaseClient() === 'sqlite' ? test.skip : test;
+const onSqlite = testDatabaseClient() === 'sqlite' ? test : test.skip;
+
+/** A signed publish of a new post; its request id (the activity log's), and `replay()` sends the same bytes again. */
+async function publish(label: string) {
+  const body = JSON.stringify({
+    source_id: `${label}-${randomUUID()}`,
+    title: label,
+    content: '<p>Kept for replays and logged.</p>',
+    status: 'publish',
+  });
+  const timestamp = Date.now();
+  const send = () => site.send('POST', '/posts', body, { timestamp });
+  const sent = await send();
+  expect(sent.status).toBe(200);
+  return { requestId: sent.headers.get('x-request-id')!, sent, replay: send };
+}
+
+/** Writes the answers and the log entries waiting (the deferred writes). */
+async function flushDeferred() {
+  await receipts().flush();
+  await serviceOf(site, 'activity-writer').flush();
+}
+
+const loggedRequest = async (requestId: string) =>
+  (await rowsOf(site.strapi, UIDS.activityEntry)).filter((row) => row.requestId === requestId);
+
+// First in this file: Strapi makes a service on its first use, here the deferred writes'.
+test('the deferred writes first used inside a transaction of Strapi that has ended still keep answers and log entries', async () => {
+  // As a scheduled post's report in an editor's publish in the Content Manager uses them: in a
+  // transaction nested in Strapi's, whose context keeps the transaction once it has ended.
+  await site.strapi.db.transaction(() =>
+    site.strapi.db.transaction(async () => {
+      serviceOf(site, 'deferred-writes');
+    })
+  );
+  const { requestId } = await publish('first-use');
+  await flushDeferred();
+  // Before, every round ran in that ended transaction: the log's batch failed ("Transaction
+  // query already complete") and stayed queued for good.
+  expect(await loggedRequest(requestId)).toHaveLength(1);
+});
 
 /**
  * Whether `work` ends within 2 s while a write is in flight: its receipt, expiring in
@@ -127,33 +168,18 @@ test('answers larger together than a statement may be are all kept, and the log 
   expect(await keptAnswers(claims.map((claim) => claim.fingerprint))).toHaveLength(200);
 });
 
-test('the answers and activity log entries of requests answered together share one transaction', async () => {
+onSqlite('(SQLite) the answers and log entries of requests answered together share one commit', async () => {
   // Every statement in order, with the pooled connection it ran on (knex's __knexUid).
   const statements: Array<{ sql: string; connection: string }> = [];
   const watch = (query: { sql: string; __knexUid: string }) =>
     statements.push({ sql: query.sql, connection: query.__knexUid });
-  const flushed = async () => {
-    await receipts().flush();
-    await serviceOf(site, 'activity-writer').flush();
-  };
-  await flushed();
+  await flushDeferred();
   site.strapi.db.connection.on('query', watch);
   try {
-    const run = randomUUID();
-    const replies = await Promise.all(
-      [1, 2, 3].map((index) =>
-        site.send('POST', '/posts', {
-          source_id: `shared-commit-${run}-${index}`,
-          title: `Shared commit ${index}`,
-          content: '<p>Kept for replays and logged in one commit.</p>',
-          status: 'publish',
-        })
-      )
-    );
-    expect(replies.map((reply) => reply.status)).toEqual([200, 200, 200]);
+    await Promise.all([1, 2, 3].map((index) => publish(`shared-commit-${index}`)));
     // Within the window the three answers wait together; then one round writes them and the log.
     await sleep(500);
-    await flushed();
+    await flushDeferred();
   } finally {
     site.strapi.db.connection.off('query', watch);
   }
@@ -170,3 +196,31 @@ test('the answers and activity log entries of requests answered together share o
   expect(transaction.filter((sql) => /^insert into .*publish_bridge_activity/i.test(sql))).toHaveLength(1);
   expect(transaction).toHaveLength(2);
 });
+
+onServerDatabases(
+  '(PostgreSQL, MariaDB) while another session keeps the log table locked, answers are kept and replays answered at once',
+  async () => {
+    await flushDeferred();
+    const activity = tableOf(site.strapi, UIDS.activityEntry);
+    // Another session holds the log's table, as an index build or a long prune does.
+    const held = await site.strapi.db.connection.transaction();
+    try {
+      await held.raw(
+        testDatabaseClient() === 'postgres'
+          ? 'LOCK TABLE ?? IN SHARE MODE'
+          : 'SELECT id FROM ?? LOCK IN SHARE MODE',
+        [activity]
+      );
+      const { sent, replay: sendAgain } = await publish('log-locked');
+      const started = Date.now();
+      const replay = await sendAgain();
+      // Sharing the answers' transaction with the log's insert, it waited for the lock (6.6 s of 7).
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(replay.status).toBe(sent.status);
+      expect(replay.body).toEqual(sent.body);
+    } finally {
+      await held.rollback();
+    }
+    await flushDeferred();
+  }
+);

@@ -28,8 +28,8 @@ const refusalBudget = (maxEntries: number) => Math.max(100, Math.floor(maxEntrie
 
 /**
  * Writes the activity log. Entries are queued and written in batches after the answer has
- * gone, so a slow or failing database never delays or fails the request being logged; a batch
- * shares its transaction with the answers kept for replays (deferred-writes.ts).
+ * gone, so a slow or failing database never delays or fails the request being logged; on SQLite
+ * a batch shares its transaction with the answers kept for replays (deferred-writes.ts).
  * Retention is bounded by count and age (plugin config `activityLog`). Unauthenticated
  * refusals are counted in memory (activity-aggregation.ts) and written as one row per minute,
  * reason and address once their minute has ended, or at a forced `flush()`.
@@ -101,6 +101,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       return {
         async write() {
           await query().createMany({ data: batch });
+        },
+        committed() {
           writtenSincePrune += batch.length;
         },
         writeAlone: () => writeAlone(batch),
@@ -114,7 +116,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   };
 
   /**
-   * A batch whose shared transaction failed, on its own: in one statement, else entry by entry.
+   * A batch on its own: in one statement, else entry by entry.
    * Either the database is away (no entry goes in: the batch is kept, before what was queued
    * since) or it refuses some entries (the others go in, and the refused ones are dropped rather
    * than holding back every later entry forever).

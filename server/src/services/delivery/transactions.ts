@@ -219,7 +219,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         attemptState.workEnded = true;
         return result;
       } catch (error) {
-        // The session is the pool's: the server's default back, unless its connection is gone.
+        // The session is the pool's: its own lock-wait limits back, unless its connection is gone.
         await restoreLockWaits().catch(() => {});
         // Knex ends a transaction whose BEGIN failed on a dropped connection; nothing of it was committed.
         attemptState.endedUnderTheWork = trx.isCompleted();
