@@ -116,10 +116,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   };
 
   /**
-   * A batch on its own: in one statement, else entry by entry.
-   * Either the database is away (no entry goes in: the batch is kept, before what was queued
-   * since) or it refuses some entries (the others go in, and the refused ones are dropped rather
-   * than holding back every later entry forever).
+   * A batch on its own: in one statement, else entry by entry. Either the database is away (no
+   * entry goes in: the batch is kept, before what was queued since) or it refuses some entries
+   * (the others go in, and the refused ones are dropped rather than holding back every later
+   * entry forever).
    */
   async function writeAlone(batch: ActivityEntry[]): Promise<boolean> {
     try {
