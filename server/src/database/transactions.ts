@@ -28,6 +28,25 @@ async function mysqlTransactionOpen(trx: Trx): Promise<boolean> {
 }
 
 /**
+ * Knex resolves the commit of a transaction whose COMMIT failed (a connection lost as it was
+ * sent) and rejects only the transaction's own promise, which Strapi does not await: the write
+ * answered 200 for a post that was rolled back, and Strapi ran its after-commit callbacks (the
+ * document events behind webhooks, the content history) for it. Made to fail, the commit throws
+ * before Strapi runs them.
+ */
+export function failWhenCommitFails(trx: Trx) {
+  // Knex types `commit` as its query builder; Strapi only awaits it, so a promise stands in.
+  const transaction = trx as unknown as { commit(...args: unknown[]): Promise<unknown> };
+  const commit = transaction.commit.bind(trx);
+  transaction.commit = async (...args: unknown[]) => {
+    const committed = await commit(...args);
+    // Settles once the transaction ended: rejected when its COMMIT failed.
+    await trx.executionPromise;
+    return committed;
+  };
+}
+
+/**
  * Runs `work` in a savepoint of `trx`: a statement the database refuses rolls back to the
  * savepoint alone, and the caller may go on with its transaction. MySQL and MariaDB end the whole
  * transaction on some failures instead, savepoints and all: a deadlock, MariaDB's snapshot

@@ -1,12 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Core } from '@strapi/strapi';
 import type { Trx } from '../../database/knex';
+import { failWhenCommitFails } from '../../database/transactions';
 
 /**
  * How long what requests leave to write after their answers waits, so that the writes of every
  * request answered meanwhile go in one batch of each kind (on SQLite, in one transaction).
  */
-export const DEFERRED_WRITE_WINDOW_MS = 200;
+const DEFERRED_WRITE_WINDOW_MS = 200;
 
 /** One batch of one kind of deferred write (the answers kept for replays, the activity log). */
 export type DeferredBatch = {
@@ -76,13 +77,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    */
   async function writeTogether(taken: Array<[DeferredSource, DeferredBatch]>): Promise<void> {
     try {
-      let transaction: Trx | undefined;
       await strapi.db.transaction(async ({ trx }: { trx: Trx }) => {
-        transaction = trx;
+        failWhenCommitFails(trx);
         for (const [, batch] of taken) await batch.write(trx);
       });
-      // Settles once the transaction ended: rejected when its COMMIT failed.
-      await transaction?.executionPromise;
       for (const [, batch] of taken) batch.committed?.();
     } catch {
       await writeEachAlone(taken);

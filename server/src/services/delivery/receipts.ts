@@ -119,8 +119,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   /**
    * The answers of the writes that finished meanwhile, kept one statement per batch, not per
    * request, with the other deferred writes (on SQLite's single connection each commit holds up
-   * every other write). A batch that failed is logged: replays of its requests
-   * are answered 409 "still being processed" until their receipts expire.
+   * every other write). A batch that failed is logged: replays of its requests are answered 409
+   * "still being processed" until their receipts expire.
    */
   const answers: DeferredSource = {
     nextBatch() {

@@ -11,7 +11,7 @@ import {
 import { getService, pluginConfig } from '../../plugin';
 import type { Trx } from '../../database/knex';
 import { limitLockWaits } from '../../database/lock-waits';
-import { isolationLevels } from '../../database/transactions';
+import { failWhenCommitFails, isolationLevels } from '../../database/transactions';
 
 const MAX_ATTEMPTS = 16;
 const FIRST_BACKOFF_MS = 10;
@@ -134,25 +134,6 @@ function databaseWentAway(
 ): ContractError | undefined {
   if (error instanceof ContractError || !(isLostConnection(error) || watch?.wasLost())) return undefined;
   return new ContractError(503, workEnded ? COMMIT_UNKNOWN : NOTHING_SAVED);
-}
-
-/**
- * Knex resolves the commit of a transaction whose COMMIT failed (a connection lost as it was
- * sent) and rejects only the transaction's own promise, which Strapi does not await: the write
- * answered 200 for a post that was rolled back, and Strapi ran its after-commit callbacks (the
- * document events behind webhooks, the content history) for it. Made to fail, the commit throws
- * before Strapi runs them.
- */
-function failWhenCommitFails(trx: Trx) {
-  // Knex types `commit` as its query builder; Strapi only awaits it, so a promise stands in.
-  const transaction = trx as unknown as { commit(...args: unknown[]): Promise<unknown> };
-  const commit = transaction.commit.bind(trx);
-  transaction.commit = async (...args: unknown[]) => {
-    const committed = await commit(...args);
-    // Settles once the transaction ended: rejected when its COMMIT failed.
-    await trx.executionPromise;
-    return committed;
-  };
 }
 
 /**
