@@ -109,9 +109,10 @@ export function requestReceipts(strapi: Core.Strapi) {
      * Keeps the answers in one UPDATE (keep them within ANSWERS_PER_STATEMENT and
      * ANSWER_BYTES_PER_STATEMENT), in `trx` when given. Each row is matched by its fingerprint
      * and claimant; the ELSE branches keep a row that another request took over and give
-     * PostgreSQL the columns' types for the parameters. MySQL and MariaDB are told to use the fingerprint index: for a batch
-     * that is a large share of a small table they read the whole table instead, locking every
-     * row they read, and then wait for every write still running to end.
+     * PostgreSQL the columns' types for the parameters. MySQL and MariaDB are told to use the
+     * fingerprint index: for a batch that is a large share of a small table they read the whole
+     * table instead, locking every row they read, and then wait for every write still running to
+     * end.
      */
     async keepAnswers(answers: AnswerToKeep[], trx?: Trx): Promise<void> {
       const { name, column } = table();
