@@ -33,6 +33,7 @@ const ACTIONS = [
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
   await strapi.admin.services.permission.actionProvider.registerMany(ACTIONS);
   const permissionsGivenBack = await keepMemory(strapi);
+  getService(strapi, 'transactions').shareTheThread();
   getService(strapi, 'transactions').refuseAbandonedWork();
   getService(strapi, 'schedules').followEditors();
   getService(strapi, 'editor-changes').followDraftSaves();

@@ -492,3 +492,39 @@ async function heldWrite(work: (trx: Trx) => Promise<unknown>) {
     expect((await page).body).toEqual(expected);
   }
 );
+
+test("a publish lets the server's other requests in between its database operations: a walk's page is answered during it", async () => {
+  // A site whose own lifecycle hooks are slow: 10 ms of work on this thread before each
+  // database operation. On SQLite every statement runs on this thread too: but for the turns of
+  // the event loop the plugin gives, a request that came during a publish waited for all of it.
+  const postType = serviceOf(site, 'mapping').resource('post').uid;
+  let page: Promise<unknown> | undefined;
+  let answeredFirst: 'page' | 'publish' | undefined;
+  const unsubscribe = site.strapi.db.lifecycles.subscribe(
+    (event: { action: string; model: { uid: string } }) => {
+      if (!event.action.startsWith('before')) return;
+      const until = performance.now() + 10;
+      while (performance.now() < until);
+      // Asked once the publish is under way: as its post is created.
+      if (event.action === 'beforeCreate' && event.model.uid === postType)
+        page ??= site.send('GET', '/pages?per_page=5').then((reply) => {
+          answeredFirst ??= 'page';
+          return reply.status;
+        });
+    }
+  );
+  try {
+    const published = await site.send('POST', '/posts', {
+      title: 'Published while a walk goes on',
+      content: '<p>Body</p>',
+      status: 'publish',
+      categories: ['Brewing'],
+    });
+    answeredFirst ??= 'publish';
+    expect(published.status).toBe(200);
+    expect(await page).toBe(200);
+  } finally {
+    unsubscribe();
+  }
+  expect(answeredFirst).toBe('page');
+});
