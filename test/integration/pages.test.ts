@@ -497,7 +497,7 @@ test("a publish lets the server's other requests in between its database operati
   // A site whose own lifecycle hooks are slow: 10 ms of work on this thread before each
   // database operation. On SQLite every statement runs on this thread too: but for the turns of
   // the event loop the plugin gives, a request that came during a publish waited for all of it.
-  const postType = serviceOf(site, 'mapping').resource('post').uid;
+  const categoryType = serviceOf(site, 'mapping').resource('blogCategory').uid;
   let page: Promise<unknown> | undefined;
   let answeredFirst: 'page' | 'publish' | undefined;
   const unsubscribe = site.strapi.db.lifecycles.subscribe(
@@ -505,8 +505,8 @@ test("a publish lets the server's other requests in between its database operati
       if (!event.action.startsWith('before')) return;
       const until = performance.now() + 10;
       while (performance.now() < until);
-      // Asked once the publish is under way: as its post is created.
-      if (event.action === 'beforeCreate' && event.model.uid === postType)
+      // Asked once the publish is under way: as it creates the first of its new categories.
+      if (event.action === 'beforeCreate' && event.model.uid === categoryType)
         page ??= site.send('GET', '/pages?per_page=5').then((reply) => {
           answeredFirst ??= 'page';
           return reply.status;
@@ -518,7 +518,10 @@ test("a publish lets the server's other requests in between its database operati
       title: 'Published while a walk goes on',
       content: '<p>Body</p>',
       status: 'publish',
-      categories: ['Brewing'],
+      // New names: dozens of operations after the page is asked, each 10 ms, so the page's
+      // request has turns to spare (it needs a few: its connection, its bytes, its answer).
+      categories: Array.from({ length: 6 }, (_, index) => `Walked past ${index}`),
+      tags: Array.from({ length: 6 }, (_, index) => `walked-past-${index}`),
     });
     answeredFirst ??= 'publish';
     expect(published.status).toBe(200);

@@ -155,6 +155,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const isolation = isolationLevels(strapi);
   /** Known once a transaction has asked the server; until then each transaction asks on its own connection. */
   let readCommittedIsSafe: boolean | undefined;
+  /** The units of work run() started that have not ended yet (see settle). */
+  const underWay = new Set<Promise<unknown>>();
+  let stopping = false;
 
   /**
    * MySQL and MariaDB default to REPEATABLE READ, where looking up a key that does not exist
@@ -212,6 +215,27 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     });
   }
 
+  async function runWithRetries<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      const attemptState: AttemptState = { began: false, workEnded: false, endedUnderTheWork: false };
+      try {
+        return await runAttempt(work, attemptState);
+      } catch (thrown) {
+        const error = causeOf(thrown, attemptState);
+        // Checked after the rollback: the driver reports a dropped connection just after the query that hit it.
+        const lostMidWork =
+          !attemptState.workEnded &&
+          (attemptState.endedUnderTheWork || Boolean(attemptState.watch?.wasLost()));
+        const couldNotBegin = !attemptState.began && isConnectionFailure(error);
+        if (attempt >= MAX_ATTEMPTS || !(isRetryableConflict(error) || lostMidWork || couldNotBegin))
+          throw databaseWentAway(error, attemptState) ?? error;
+        await backoff(attempt);
+      } finally {
+        attemptState.watch?.stop();
+      }
+    }
+  }
+
   return {
     /**
      * On SQLite, lets the server's other requests in while the plugin's work runs. better-sqlite3
@@ -222,16 +246,18 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * 20000`: the walk took 10 times as long while two clients published). Now, before each
      * operation of its own work that comes TURN_MS or more after the last turn it gave, the plugin
      * waits for the event loop's next turn. Other databases' drivers answer through the network,
-     * which gives a turn at every statement. Registered before refuseAbandonedWork, whose check
-     * then sees a transaction abandoned during the wait.
+     * which gives a turn at every statement. Only where the site's pool holds one connection (knex's
+     * default for SQLite): with two, a write of the other connection during the turn would wait,
+     * blocking the thread, for the lock the plugin's transaction holds. Registered before
+     * refuseAbandonedWork, whose check then sees a transaction abandoned during the wait.
      */
     shareTheThread() {
-      if (strapi.db.dialect.client !== 'sqlite') return;
+      const pool = (strapi.db.connection.client as { pool?: { max?: number } }).pool;
+      if (strapi.db.dialect.client !== 'sqlite' || pool?.max !== 1) return;
       let turnGivenAt = performance.now();
-      // Not async: the site's own operations, which never wait here, are not given a promise to await.
       strapi.db.lifecycles.subscribe(({ action }: { action: string }) => {
-        if (!action.startsWith('before') || !isPluginWork() || performance.now() - turnGivenAt < TURN_MS)
-          return undefined;
+        if (stopping || !action.startsWith('before') || !isPluginWork()) return undefined;
+        if (performance.now() - turnGivenAt < TURN_MS) return undefined;
         return nextTurn().then(() => {
           turnGivenAt = performance.now();
         });
@@ -253,27 +279,28 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       });
     },
 
+    /**
+     * Runs `work` in a transaction of its own, retried where nothing of it can have been saved.
+     * Inside a caller's transaction, the work joins it; retrying is the outermost run's job.
+     */
     async run<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
-      // Inside a caller's transaction, the work joins it; retrying is the outermost run's job.
       if (strapi.db.inTransaction()) return strapi.db.transaction(({ trx }: Transaction) => work({ trx }));
-      for (let attempt = 1; ; attempt += 1) {
-        const attemptState: AttemptState = { began: false, workEnded: false, endedUnderTheWork: false };
-        try {
-          return await runAttempt(work, attemptState);
-        } catch (thrown) {
-          const error = causeOf(thrown, attemptState);
-          // Checked after the rollback: the driver reports a dropped connection just after the query that hit it.
-          const lostMidWork =
-            !attemptState.workEnded &&
-            (attemptState.endedUnderTheWork || Boolean(attemptState.watch?.wasLost()));
-          const couldNotBegin = !attemptState.began && isConnectionFailure(error);
-          if (attempt >= MAX_ATTEMPTS || !(isRetryableConflict(error) || lostMidWork || couldNotBegin))
-            throw databaseWentAway(error, attemptState) ?? error;
-          await backoff(attempt);
-        } finally {
-          attemptState.watch?.stop();
-        }
-      }
+      const running = runWithRetries(work);
+      underWay.add(running);
+      const ended = () => underWay.delete(running);
+      running.then(ended, ended);
+      return running;
+    },
+
+    /**
+     * Waits for the work under way, as Strapi stops: it clears the lifecycle subscribers (the
+     * timestamps among them), then waits for the connections, so work that went on past that
+     * point committed rows without their timestamps, and its answer found the HTTP server closed.
+     * From now on the work gives no turns.
+     */
+    async settle(): Promise<void> {
+      stopping = true;
+      await Promise.allSettled([...underWay]);
     },
   };
 };
