@@ -22,3 +22,23 @@ function elapsedMs(run: () => unknown): number {
 
 /** A flat document of about `length` characters, the cost a body of that size should have. */
 export const flatDocumentOf = (length: number): string => '<p>y</p>'.repeat(Math.ceil(length / 8));
+
+/** A database operation's lifecycle event, as Strapi hands it to a subscriber. */
+export type OperationEvent = { action: string; model: { uid: string } };
+
+/**
+ * Makes each database operation of `strapi` take `ms` of its thread first, as a site's own slow
+ * lifecycle hooks do, then calls `onEach`; answers the unsubscribe.
+ */
+export function slowOperations(
+  strapi: { db: { lifecycles: { subscribe(subscriber: unknown): () => void } } },
+  onEach: (event: OperationEvent) => void = () => {},
+  ms = 10
+): () => void {
+  return strapi.db.lifecycles.subscribe((event: OperationEvent) => {
+    if (!event.action.startsWith('before')) return;
+    const until = performance.now() + ms;
+    while (performance.now() < until);
+    onEach(event);
+  });
+}

@@ -2,6 +2,7 @@ import { serviceOf, useSite } from '../helpers/site';
 import { indexName } from '../../server/src/database/indexes';
 import { documentsOf, UIDS } from '../helpers/inspect';
 import { testDatabaseClient } from '../helpers/databases';
+import { slowOperations } from '../helpers/timing';
 import type { Trx } from '../../server/src/database/knex';
 
 // The example's demo catalogue (3 products in 2 categories) is part of what is listed.
@@ -500,19 +501,14 @@ test("a publish lets the server's other requests in between its database operati
   const categoryType = serviceOf(site, 'mapping').resource('blogCategory').uid;
   let page: Promise<unknown> | undefined;
   let answeredFirst: 'page' | 'publish' | undefined;
-  const unsubscribe = site.strapi.db.lifecycles.subscribe(
-    (event: { action: string; model: { uid: string } }) => {
-      if (!event.action.startsWith('before')) return;
-      const until = performance.now() + 10;
-      while (performance.now() < until);
-      // Asked once the publish is under way: as it creates the first of its new categories.
-      if (event.action === 'beforeCreate' && event.model.uid === categoryType)
-        page ??= site.send('GET', '/pages?per_page=5').then((reply) => {
-          answeredFirst ??= 'page';
-          return reply.status;
-        });
-    }
-  );
+  const unsubscribe = slowOperations(site.strapi, (event) => {
+    // Asked once the publish is under way: as it creates the first of its new categories.
+    if (event.action === 'beforeCreate' && event.model.uid === categoryType)
+      page ??= site.send('GET', '/pages?per_page=5').then((reply) => {
+        answeredFirst ??= 'page';
+        return reply.status;
+      });
+  });
   try {
     const published = await site.send('POST', '/posts', {
       title: 'Published while a walk goes on',

@@ -4,6 +4,7 @@ import knex from 'knex';
 import { serviceOf, startSite, useSite } from '../helpers/site';
 import { documentsOf } from '../helpers/inspect';
 import { testDatabaseClient } from '../helpers/databases';
+import { slowOperations } from '../helpers/timing';
 
 // On SQLite the plugin's work gives the event loop a turn every few milliseconds
 // (transactions.shareTheThread; pages.test shows a page answered during a publish). These are
@@ -12,17 +13,6 @@ const onSqlite = testDatabaseClient() === 'sqlite' ? describe : describe.skip;
 
 /** Runs outside any request's and the plugin's async context, as an editor's request or a SIGTERM does. */
 const outside = AsyncLocalStorage.snapshot();
-
-/** Makes each database operation of the site take 10 ms of its thread first, as slow lifecycle hooks of a site's own do. */
-function slowHooks(strapi: { db: { lifecycles: { subscribe(subscriber: unknown): () => void } } }) {
-  return (onEach: (event: { action: string; model: { uid: string } }) => void = () => {}) =>
-    strapi.db.lifecycles.subscribe((event: { action: string; model: { uid: string } }) => {
-      if (!event.action.startsWith('before')) return;
-      const until = performance.now() + 10;
-      while (performance.now() < until);
-      onEach(event);
-    });
-}
 
 onSqlite('a SQLite site whose pool holds two connections', () => {
   const site = useSite(
@@ -35,7 +25,7 @@ onSqlite('a SQLite site whose pool holds two connections', () => {
     const postType = serviceOf(site, 'mapping').resource('post').uid;
     type Outcome = { ok: boolean; ms: number; error?: string };
     let editorSave: Promise<Outcome> | undefined;
-    const unsubscribe = slowHooks(site.strapi)((event) => {
+    const unsubscribe = slowOperations(site.strapi, (event) => {
       // The save arrives as the publish creates its post, holding SQLite's write lock.
       if (event.action !== 'beforeCreate' || event.model.uid !== postType || editorSave) return;
       editorSave = new Promise<Outcome>((resolve) =>
@@ -76,7 +66,7 @@ onSqlite('Strapi stopping while a publish runs', () => {
     const site = await startSite();
     const { strapi } = site;
     let stopping: Promise<void> | undefined;
-    slowHooks(strapi)((event) => {
+    slowOperations(strapi, (event) => {
       // Strapi is asked to stop (SIGTERM) as the publish makes its first entry.
       if (event.action !== 'beforeCreate' || stopping) return;
       stopping = new Promise((resolve, reject) =>
