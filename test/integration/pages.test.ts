@@ -385,46 +385,112 @@ test('a page of posts, categories and products reads its items in three statemen
   expect(reads).toHaveLength(3);
 });
 
+test("a page asks for its items' rows and their names side by side, once it has their keys", async () => {
+  // Where a statement waits for the network, a page waits for two round trips after its keys,
+  // not three in a row; a page read while publishes run waits behind them at each of them.
+  const knex = site.strapi.db.connection;
+  const kindOf = (sql: string) =>
+    /kind_index/.test(sql)
+      ? 'keys'
+      : /type_index/.test(sql)
+        ? 'rows'
+        : /link_set/.test(sql)
+          ? 'names'
+          : undefined;
+  const events: string[] = [];
+  const started = ({ sql }: { sql: string }) => kindOf(sql) && events.push(`${kindOf(sql)} asked`);
+  const answered = (_response: unknown, { sql }: { sql: string }) =>
+    kindOf(sql) && events.push(`${kindOf(sql)} answered`);
+  knex.on('query', started);
+  knex.on('query-response', answered);
+  try {
+    expect((await site.send('GET', '/pages?per_page=250')).status).toBe(200);
+  } finally {
+    knex.off('query', started);
+    knex.off('query-response', answered);
+  }
+  expect(events.slice(0, 2)).toEqual(['keys asked', 'keys answered']);
+  expect(events.slice(2, 4).sort()).toEqual(['names asked', 'rows asked']);
+  expect(events.slice(4).sort()).toEqual(['names answered', 'rows answered']);
+});
+
+/**
+ * The page that ends with the first post listed (items after it can fill the page again), asked
+ * while `change` runs on the site's own connection, synchronously, right after the first read
+ * of the page's keys: deterministic on SQLite. Answers the page, the post's item, and how many
+ * times the page's keys were read.
+ */
+async function pageChangedAfterKeys(
+  change: (connection: any, post: { table: string; documentId: string }) => void
+) {
+  const knex = site.strapi.db.connection;
+  const listed: Array<{ id: string; type: string }> = (await site.send('GET', '/pages?per_page=250')).body;
+  const postAt = listed.findIndex(({ type }) => type === 'post');
+  const perPage = postAt + 1;
+  expect(listed.length).toBeGreaterThan(perPage);
+  const { table } = (serviceOf(site, 'pages').orderIndexes() as { uid: string; table: string }[]).find(
+    ({ uid }) => uid === serviceOf(site, 'mapping').resource('post').uid
+  )!;
+  const connection = await knex.client.acquireConnection();
+  await knex.client.releaseConnection(connection);
+  let keyReads = 0;
+  const changeAfterKeys = (_response: unknown, query: { sql: string }) => {
+    if (/kind_index/.test(query.sql) && (keyReads += 1) === 1)
+      change(connection, { table, documentId: listed[postAt].id });
+  };
+  knex.on('query-response', changeAfterKeys);
+  try {
+    const page = await site.send('GET', `/pages?per_page=${perPage}&page=1`);
+    return { page: page.body, post: listed[postAt], postAt, perPage, keyReads };
+  } finally {
+    knex.off('query-response', changeAfterKeys);
+  }
+}
+
 (testDatabaseClient() === 'sqlite' ? test : test.skip)(
   'a page stays full when one of its items is unpublished between the reads of its keys and its rows',
   async () => {
     // The publisher ends its walk at the first page shorter than per_page: a page missing an
-    // item unpublished meanwhile would end it there, and every later item would be missed. On
-    // SQLite the unpublish runs on the site's own connection, synchronously, right after the
-    // keys are read: deterministic.
-    const { strapi } = site;
-    const knex = strapi.db.connection;
-    const listed: Array<{ id: string; type: string }> = (await site.send('GET', '/pages?per_page=250')).body;
-    const victimAt = listed.findIndex(({ type }) => type === 'post');
-    const victim = listed[victimAt];
-    // A page that ends with the post, with items after it to fill the page again.
-    const perPage = victimAt + 1;
-    expect(listed.length).toBeGreaterThan(perPage);
-    const { table, columns } = (
-      serviceOf(site, 'pages').orderIndexes() as { uid: string; table: string; columns: string[] }[]
-    ).find(({ uid }) => uid === serviceOf(site, 'mapping').resource('post').uid)!;
-    const [, documentId, publishedAt] = columns;
-    const connection = await knex.client.acquireConnection();
-    await knex.client.releaseConnection(connection);
-    let unpublished = false;
-    const unpublishAfterKeys = (_response: unknown, query: { sql: string }) => {
-      if (unpublished || !/kind_index/.test(query.sql)) return;
-      unpublished = true;
-      connection
-        .prepare(`DELETE FROM "${table}" WHERE "${documentId}" = ? AND "${publishedAt}" IS NOT NULL`)
-        .run(victim.id);
-    };
-    knex.on('query-response', unpublishAfterKeys);
-    let page;
-    try {
-      page = await site.send('GET', `/pages?per_page=${perPage}&page=1`);
-    } finally {
-      knex.off('query-response', unpublishAfterKeys);
-    }
-    expect(unpublished).toBe(true);
+    // item unpublished meanwhile would end it there, and every later item would be missed.
+    const { page, post, perPage, keyReads } = await pageChangedAfterKeys(
+      (connection, { table, documentId }) =>
+        connection
+          .prepare(`DELETE FROM "${table}" WHERE document_id = ? AND published_at IS NOT NULL`)
+          .run(documentId)
+    );
+    expect(keyReads).toBe(2);
     const after = (await site.send('GET', '/pages?per_page=250')).body;
-    expect(after.map(({ id }: { id: string }) => id)).not.toContain(victim.id);
-    expect(page.body).toEqual(after.slice(0, perPage));
+    expect(after.map(({ id }: { id: string }) => id)).not.toContain(post.id);
+    expect(page).toEqual(after.slice(0, perPage));
+  }
+);
+
+(testDatabaseClient() === 'sqlite' ? test : test.skip)(
+  'a page stays full when one of its items is republished between the reads of its keys and its rows',
+  async () => {
+    // Strapi's publish replaces the published row by a new one. The page reads its items by the
+    // rows its keys name, so it reads the keys again and finds the new row in the old one's place.
+    const { page, post, postAt, perPage, keyReads } = await pageChangedAfterKeys(
+      (connection, { table, documentId }) => {
+        const columns = (connection.prepare(`PRAGMA table_info("${table}")`).all() as { name: string }[])
+          .filter(({ name }) => name !== 'id')
+          .map(({ name }) => `"${name}"`)
+          .join(', ');
+        const { id } = connection
+          .prepare(`SELECT id FROM "${table}" WHERE document_id = ? AND published_at IS NOT NULL`)
+          .get(documentId);
+        connection.transaction(() => {
+          connection
+            .prepare(`INSERT INTO "${table}" (${columns}) SELECT ${columns} FROM "${table}" WHERE id = ?`)
+            .run(id);
+          connection.prepare(`DELETE FROM "${table}" WHERE id = ?`).run(id);
+        })();
+      }
+    );
+    expect(keyReads).toBe(2);
+    const after = (await site.send('GET', '/pages?per_page=250')).body;
+    expect(after[postAt].id).toBe(post.id);
+    expect(page).toEqual(after.slice(0, perPage));
   }
 );
 

@@ -7,9 +7,15 @@ import { relationTableOf, tableOf } from './tables';
 /**
  * An item's place in the order: its creation time exactly as the column holds it (text on
  * PostgreSQL and MariaDB, whose drivers would round microseconds to a Date's milliseconds; null
- * when a row has none), its type's index in the listing, its document.
+ * when a row has none), its type's index in the listing, its document; and its published row,
+ * by which the page's fields and names are read.
  */
-export type PageKey = { createdAt: string | number | null; kindIndex: number; documentId: string };
+export type PageKey = {
+  createdAt: string | number | null;
+  kindIndex: number;
+  documentId: string;
+  rowId: number;
+};
 /** A key a walk's next page starts after: one with a creation time. */
 export type WalkHint = PageKey & { createdAt: string | number };
 /** A listed content type, and the one locale listed when it has i18n on. */
@@ -64,6 +70,7 @@ export function pageWalk(strapi: Core.Strapi) {
       createdKey: PageKey['createdAt'];
       documentId: string;
       kind_index: number | string;
+      row_id: number | string;
     }>(
       ordered
         .orderBy([{ column: 'createdAt' }, { column: 'kind_index' }, { column: 'documentId' }])
@@ -74,17 +81,22 @@ export function pageWalk(strapi: Core.Strapi) {
       createdAt: row.createdKey,
       kindIndex: Number(row.kind_index),
       documentId: row.documentId,
+      rowId: Number(row.row_id),
     }));
   }
 
-  /** The published rows (in the listed locale) of one listed type, as keys: creation, type, document. */
+  /**
+   * The published rows (in the listed locale) of one listed type, as keys: creation, type,
+   * document, and the row's id, which every index holds beside its own columns on SQLite
+   * (the rowid) and MariaDB (the primary key).
+   */
   function publishedKeys({ uid, locale }: ListedType, kindIndex: number): Query {
     const knex = strapi.db.connection;
     const { name, column } = tableOf(strapi, uid);
     const createdAt = column('createdAt');
     const asText = CREATION_AS_TEXT[strapi.db.dialect.client];
     const select = knex(name)
-      .select({ documentId: column('documentId'), createdAt })
+      .select({ documentId: column('documentId'), createdAt, row_id: column('id') })
       .select({ createdKey: asText ? knex.raw(asText, [createdAt]) : createdAt })
       .select(knex.raw(`${Number(kindIndex)} as kind_index`))
       .whereNotNull(column('publishedAt'));
@@ -145,20 +157,21 @@ export function pageWalk(strapi: Core.Strapi) {
     },
 
     /**
-     * The published rows (in its locale) of each type's documents, in one statement: a union of
-     * one select per type, each row with its type's index in `types` (`type_index`). Each
+     * The rows of each type the page's keys name, while they are still published, in one
+     * statement: a union of one select per type, each row with its type's index in `types`
+     * (`type_index`). A row replaced since the keys were read (a republish) is not read. Each
      * attribute is read under its alias, so no attribute's name can clash with another's; an
      * alias a type does not read is null in its rows. An alias several types read must be of
      * one kind of column in all of them: PostgreSQL's union refuses JSON beside text.
      */
     async publishedRows<Row extends Record<string, unknown>>(
-      types: Array<ListedType & { documentIds: string[]; attributes: Record<string, string> }>
+      types: Array<{ uid: string; rowIds: number[]; attributes: Record<string, string> }>
     ): Promise<Array<Row & { type_index: number }>> {
       const knex = strapi.db.connection;
       const aliases = [...new Set(types.flatMap(({ attributes }) => Object.keys(attributes)))];
-      const members = types.map(({ uid, locale, documentIds, attributes }, typeIndex) => {
+      const members = types.map(({ uid, rowIds, attributes }, typeIndex) => {
         const { name, column } = tableOf(strapi, uid);
-        const select = knex(name)
+        return knex(name)
           .select(knex.raw(`${Number(typeIndex)} as type_index`))
           .select(
             Object.fromEntries(
@@ -168,9 +181,8 @@ export function pageWalk(strapi: Core.Strapi) {
               ])
             )
           )
-          .whereIn(column('documentId'), documentIds)
+          .whereIn(column('id'), rowIds)
           .whereNotNull(column('publishedAt'));
-        return locale ? select.where(column('locale'), locale) : select;
       });
       const rows = await reads.read<Row & { type_index: number | string }>(unionAllOf(members));
       return rows.map((row) => ({
@@ -182,9 +194,12 @@ export function pageWalk(strapi: Core.Strapi) {
     /**
      * For each of `relations`, the `nameAttribute` of the entries each of its rows links through
      * the relation `attribute`, in one statement: a union of one join per relation, each row with
-     * its relation's index in `relations` (`link_set`). A relation's rows come in the order Strapi
-     * populates them: its connect order, where the relation keeps one (the join row's id breaks
-     * ties, in the order the links were made).
+     * its relation's index in `relations` (`link_set`). It needs only the rows' ids, which the
+     * keys carry, so it goes to the database beside publishedRows: where a statement waits for
+     * the network (PostgreSQL, MariaDB), a page waits for two round trips after its keys, not
+     * three in a row. A relation's rows come in the order Strapi populates them: its connect
+     * order, where the relation keeps one (the join row's id breaks ties, in the order the links
+     * were made).
      */
     async linkedNames(
       relations: Array<{ uid: string; attribute: string; nameAttribute: string; rowIds: number[] }>

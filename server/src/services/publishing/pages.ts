@@ -24,12 +24,11 @@ const isWalkHint = (key: PageKey | undefined): key is WalkHint => key !== undefi
 const WALK_HINTS = { max: 1_000, ttl: 2 * 60_000 };
 /** How many times a page is read while entries on it keep vanishing between its reads. */
 const PAGE_READS = 3;
-/** The documents of one listed type on a page, and its categories and tags fields. */
+/** The published rows of one listed type on a page, and its categories and tags fields. */
 type PagePart = {
   kindIndex: number;
   resource: Resource;
-  locale?: string;
-  documentIds: string[];
+  rowIds: number[];
   taxonomies: Array<{ field: (typeof TAXONOMIES)[number]; target: FieldTarget }>;
 };
 /** A listed entry's row as readItems selects it, under its aliases (categories, tags: when a column holds them). */
@@ -144,21 +143,22 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   /**
    * The items of each part of the page, in plain SQL: the columns an item shows, from the
-   * published versions (in the plugin's locale) of the page's documents, every type's in one
-   * statement, then the names of their categories and tags through the join tables, every
+   * published rows the page's keys name (in the plugin's locale), every type's in one statement,
+   * and beside it the names of their categories and tags through the join tables, every
    * relation's in one more. The Document Service read the same rows at several times the CPU,
    * most of it spent building the query and mapping its rows, not running it.
    */
   async function readItems(parts: PagePart[]): Promise<Array<Map<string, PageItem>>> {
-    const rows = await walk.publishedRows<ItemRow>(
-      parts.map((part) => ({
-        uid: part.resource.uid,
-        locale: part.locale,
-        documentIds: part.documentIds,
-        attributes: itemAttributes(part),
-      }))
-    );
-    const related = await relatedNames(parts, rows);
+    const [rows, related] = await Promise.all([
+      walk.publishedRows<ItemRow>(
+        parts.map((part) => ({
+          uid: part.resource.uid,
+          rowIds: part.rowIds,
+          attributes: itemAttributes(part),
+        }))
+      ),
+      relatedNames(parts),
+    ]);
     const urls = getService(strapi, 'urls');
     const items = parts.map(() => new Map<string, PageItem>());
     for (const row of rows) {
@@ -183,30 +183,27 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   /**
-   * The names of the entries each row links through a relation, by part and field
+   * The names of the entries each row of the page links through a relation, by part and field
    * (`partIndex:field`), then by row, in the order Strapi populates them: its connect order, where
    * the relation keeps one (the join row's id breaks ties, in the order the links were made).
    * Every relation of every part is read in one statement.
    */
-  async function relatedNames(parts: PagePart[], rows: Array<ItemRow & { type_index: number }>) {
-    const relations = parts.flatMap((part, partIndex) => {
-      const rowIds = rows.filter((row) => row.type_index === partIndex).map((row) => row.id);
-      return part.taxonomies.flatMap(({ field, target }) =>
-        target.adapter === 'relation' && rowIds.length > 0
-          ? [{ key: `${partIndex}:${field}`, uid: part.resource.uid, target, rowIds }]
-          : []
-      );
-    });
+  async function relatedNames(parts: PagePart[]) {
+    const relations = parts.flatMap((part, partIndex) =>
+      part.taxonomies.flatMap(({ field, target }) =>
+        target.adapter === 'relation' ? [{ key: `${partIndex}:${field}`, part, target }] : []
+      )
+    );
     const names = new Map<string, Map<number, string[]>>(
       relations.map(({ key }) => [key, new Map<number, string[]>()])
     );
     if (relations.length === 0) return names;
     const linked = await walk.linkedNames(
-      relations.map(({ uid, target, rowIds }) => ({
-        uid,
+      relations.map(({ part, target }) => ({
+        uid: part.resource.uid,
         attribute: target.attribute,
         nameAttribute: (mapping().resource(target.targetKind!) as Resource).nameField,
-        rowIds,
+        rowIds: part.rowIds,
       }))
     );
     for (const { linkSet, owner, name } of linked) {
@@ -220,9 +217,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   /**
    * One page of every published entry: the keys in one query, then every listed type's fields
-   * in one more, and the names of every categories and tags relation in one more: three
-   * statements whatever the mix of types on the page. Incomplete when an entry was unpublished
-   * or deleted between the keys and the rows.
+   * in one more and, beside it, the names of every categories and tags relation in one more:
+   * three statements whatever the mix of types on the page, the last two side by side.
+   * Incomplete when an entry was unpublished, republished (its published row replaced) or
+   * deleted between the keys and the rows.
    */
   async function readPage({ offset, limit }: Paging): Promise<{ items: PageItem[]; complete: boolean }> {
     const resources: Resource[] = LISTED.map((kind) => mapping().resource(kind));
@@ -231,13 +229,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const listed = resources.map(({ uid }, kindIndex) => ({ uid, ...scopes[kindIndex] }));
     const keys = await pageKeys(listed, offset, limit);
     const parts = resources.flatMap((resource, kindIndex): PagePart[] => {
-      const documentIds = keys.filter((key) => key.kindIndex === kindIndex).map((key) => key.documentId);
+      const rowIds = keys.filter((key) => key.kindIndex === kindIndex).map((key) => key.rowId);
       const taxonomies = TAXONOMIES.flatMap((field) =>
         resource.fields[field] ? [{ field, target: resource.fields[field] }] : []
       );
-      return documentIds.length > 0
-        ? [{ kindIndex, resource, locale: scopes[kindIndex].locale, documentIds, taxonomies }]
-        : [];
+      return rowIds.length > 0 ? [{ kindIndex, resource, rowIds, taxonomies }] : [];
     });
     if (parts.length === 0) return { items: [], complete: true };
     const items = await readItems(parts);
@@ -259,8 +255,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     /**
      * One page of every published entry. The publisher ends its walk at the first page shorter
-     * than per_page, so a page that lost an entry unpublished between its reads is read again
-     * (its keys then skip the entry), rather than end the walk and miss every later item.
+     * than per_page, so a page that lost an entry between its reads (unpublished, or republished:
+     * its row replaced) is read again (its keys then skip the entry, or name its new row), rather
+     * than end the walk and miss every later item.
      */
     async list(paging: Paging): Promise<PageItem[]> {
       for (let read = 1; ; read += 1) {
