@@ -87,8 +87,8 @@ export function pageWalk(strapi: Core.Strapi) {
 
   /**
    * The published rows (in the listed locale) of one listed type, as keys: creation, type,
-   * document, and the row's id, which every index holds beside its own columns on SQLite
-   * (the rowid) and MariaDB (the primary key).
+   * document, and the row's id, which every index holds beside its own columns on SQLite (the
+   * rowid) and MariaDB (the primary key); PostgreSQL reads it from the row.
    */
   function publishedKeys({ uid, locale }: ListedType, kindIndex: number): Query {
     const knex = strapi.db.connection;
@@ -157,21 +157,21 @@ export function pageWalk(strapi: Core.Strapi) {
     },
 
     /**
-     * The rows of each type the page's keys name, while they are still published, in one
-     * statement: a union of one select per type, each row with its type's index in `types`
-     * (`type_index`). A row replaced since the keys were read (a republish) is not read. Each
-     * attribute is read under its alias, so no attribute's name can clash with another's; an
-     * alias a type does not read is null in its rows. An alias several types read must be of
-     * one kind of column in all of them: PostgreSQL's union refuses JSON beside text.
+     * The published rows (in its locale) of each type's documents, in one statement: a union of
+     * one select per type, each row with its type's index in `types` (`type_index`). A document
+     * republished since its key was read is read in its new row. Each attribute is read under
+     * its alias, so no attribute's name can clash with another's; an alias a type does not read
+     * is null in its rows. An alias several types read must be of one kind of column in all of
+     * them: PostgreSQL's union refuses JSON beside text.
      */
     async publishedRows<Row extends Record<string, unknown>>(
-      types: Array<{ uid: string; rowIds: number[]; attributes: Record<string, string> }>
+      types: Array<ListedType & { documentIds: string[]; attributes: Record<string, string> }>
     ): Promise<Array<Row & { type_index: number }>> {
       const knex = strapi.db.connection;
       const aliases = [...new Set(types.flatMap(({ attributes }) => Object.keys(attributes)))];
-      const members = types.map(({ uid, rowIds, attributes }, typeIndex) => {
+      const members = types.map(({ uid, locale, documentIds, attributes }, typeIndex) => {
         const { name, column } = tableOf(strapi, uid);
-        return knex(name)
+        const select = knex(name)
           .select(knex.raw(`${Number(typeIndex)} as type_index`))
           .select(
             Object.fromEntries(
@@ -181,8 +181,9 @@ export function pageWalk(strapi: Core.Strapi) {
               ])
             )
           )
-          .whereIn(column('id'), rowIds)
+          .whereIn(column('documentId'), documentIds)
           .whereNotNull(column('publishedAt'));
+        return locale ? select.where(column('locale'), locale) : select;
       });
       const rows = await reads.read<Row & { type_index: number | string }>(unionAllOf(members));
       return rows.map((row) => ({

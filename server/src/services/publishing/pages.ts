@@ -24,10 +24,15 @@ const isWalkHint = (key: PageKey | undefined): key is WalkHint => key !== undefi
 const WALK_HINTS = { max: 1_000, ttl: 2 * 60_000 };
 /** How many times a page is read while entries on it keep vanishing between its reads. */
 const PAGE_READS = 3;
-/** The published rows of one listed type on a page, and its categories and tags fields. */
+/**
+ * The documents of one listed type on a page, the published row of each as the page's keys read
+ * it, and the type's categories and tags fields.
+ */
 type PagePart = {
   kindIndex: number;
   resource: Resource;
+  locale?: string;
+  documentIds: string[];
   rowIds: number[];
   taxonomies: Array<{ field: (typeof TAXONOMIES)[number]; target: FieldTarget }>;
 };
@@ -110,7 +115,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   /**
    * The index each listed type's part of the page walk reads in order: creation, then document,
-   * with the columns the walk filters on, so the database never reads the rows themselves.
+   * with the columns the walk filters on, so the database reads no row to order and filter (on
+   * PostgreSQL it then reads the row ids of the rows it keeps from the rows).
    */
   function orderIndexes(): WantedIndex[] {
     const indexes = new Map<string, WantedIndex>();
@@ -143,9 +149,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   /**
    * The items of each part of the page, in plain SQL: the columns an item shows, from the
-   * published rows the page's keys name (in the plugin's locale), every type's in one statement,
-   * and beside it the names of their categories and tags through the join tables, every
-   * relation's in one more. The Document Service read the same rows at several times the CPU,
+   * published versions (in the plugin's locale) of the page's documents, every type's in one
+   * statement, and beside it the names of their categories and tags through the join tables,
+   * every relation's in one more, by the rows the keys read. The Document Service read the same rows at several times the CPU,
    * most of it spent building the query and mapping its rows, not running it.
    */
   async function readItems(parts: PagePart[]): Promise<Array<Map<string, PageItem>>> {
@@ -153,12 +159,23 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       walk.publishedRows<ItemRow>(
         parts.map((part) => ({
           uid: part.resource.uid,
-          rowIds: part.rowIds,
+          locale: part.locale,
+          documentIds: part.documentIds,
           attributes: itemAttributes(part),
         }))
       ),
-      relatedNames(parts),
+      relatedNames(parts, (part) => part.rowIds),
     ]);
+    // A document republished since its key was read has a new row, whose names are read now.
+    const keyed = parts.map(({ rowIds }) => new Set(rowIds));
+    const moved = rows.filter((row) => !keyed[row.type_index].has(Number(row.id)));
+    if (moved.length > 0) {
+      const movedNames = await relatedNames(parts, (_part, partIndex) =>
+        moved.filter((row) => row.type_index === partIndex).map((row) => row.id)
+      );
+      for (const [key, byRow] of movedNames)
+        for (const [row, names] of byRow) related.get(key)!.set(row, names);
+    }
     const urls = getService(strapi, 'urls');
     const items = parts.map(() => new Map<string, PageItem>());
     for (const row of rows) {
@@ -186,24 +203,27 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    * The names of the entries each row of the page links through a relation, by part and field
    * (`partIndex:field`), then by row, in the order Strapi populates them: its connect order, where
    * the relation keeps one (the join row's id breaks ties, in the order the links were made).
-   * Every relation of every part is read in one statement.
+   * Every relation of every part is read in one statement, for the rows `rowIdsOf` names.
    */
-  async function relatedNames(parts: PagePart[]) {
-    const relations = parts.flatMap((part, partIndex) =>
-      part.taxonomies.flatMap(({ field, target }) =>
-        target.adapter === 'relation' ? [{ key: `${partIndex}:${field}`, part, target }] : []
-      )
-    );
+  async function relatedNames(parts: PagePart[], rowIdsOf: (part: PagePart, partIndex: number) => number[]) {
+    const relations = parts.flatMap((part, partIndex) => {
+      const rowIds = rowIdsOf(part, partIndex);
+      return part.taxonomies.flatMap(({ field, target }) =>
+        target.adapter === 'relation' && rowIds.length > 0
+          ? [{ key: `${partIndex}:${field}`, part, target, rowIds }]
+          : []
+      );
+    });
     const names = new Map<string, Map<number, string[]>>(
       relations.map(({ key }) => [key, new Map<number, string[]>()])
     );
     if (relations.length === 0) return names;
     const linked = await walk.linkedNames(
-      relations.map(({ part, target }) => ({
+      relations.map(({ part, target, rowIds }) => ({
         uid: part.resource.uid,
         attribute: target.attribute,
         nameAttribute: (mapping().resource(target.targetKind!) as Resource).nameField,
-        rowIds: part.rowIds,
+        rowIds,
       }))
     );
     for (const { linkSet, owner, name } of linked) {
@@ -219,8 +239,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    * One page of every published entry: the keys in one query, then every listed type's fields
    * in one more and, beside it, the names of every categories and tags relation in one more:
    * three statements whatever the mix of types on the page, the last two side by side.
-   * Incomplete when an entry was unpublished, republished (its published row replaced) or
-   * deleted between the keys and the rows.
+   * Incomplete when an entry was unpublished or deleted between the keys and the rows.
    */
   async function readPage({ offset, limit }: Paging): Promise<{ items: PageItem[]; complete: boolean }> {
     const resources: Resource[] = LISTED.map((kind) => mapping().resource(kind));
@@ -229,11 +248,22 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const listed = resources.map(({ uid }, kindIndex) => ({ uid, ...scopes[kindIndex] }));
     const keys = await pageKeys(listed, offset, limit);
     const parts = resources.flatMap((resource, kindIndex): PagePart[] => {
-      const rowIds = keys.filter((key) => key.kindIndex === kindIndex).map((key) => key.rowId);
+      const ofKind = keys.filter((key) => key.kindIndex === kindIndex);
       const taxonomies = TAXONOMIES.flatMap((field) =>
         resource.fields[field] ? [{ field, target: resource.fields[field] }] : []
       );
-      return rowIds.length > 0 ? [{ kindIndex, resource, rowIds, taxonomies }] : [];
+      return ofKind.length > 0
+        ? [
+            {
+              kindIndex,
+              resource,
+              locale: scopes[kindIndex].locale,
+              documentIds: ofKind.map((key) => key.documentId),
+              rowIds: ofKind.map((key) => key.rowId),
+              taxonomies,
+            },
+          ]
+        : [];
     });
     if (parts.length === 0) return { items: [], complete: true };
     const items = await readItems(parts);
@@ -255,9 +285,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     /**
      * One page of every published entry. The publisher ends its walk at the first page shorter
-     * than per_page, so a page that lost an entry between its reads (unpublished, or republished:
-     * its row replaced) is read again (its keys then skip the entry, or name its new row), rather
-     * than end the walk and miss every later item.
+     * than per_page, so a page that lost an entry unpublished between its reads is read again
+     * (its keys then skip the entry), rather than end the walk and miss every later item.
      */
     async list(paging: Paging): Promise<PageItem[]> {
       for (let read = 1; ; read += 1) {
