@@ -183,18 +183,23 @@ onSqlite('(SQLite) the answers and log entries of requests answered together sha
   } finally {
     site.strapi.db.connection.off('query', watch);
   }
+  // One round writes them, or, on a machine too busy to answer the three within one window, a
+  // round each: every round keeps its answers and its log entries in one transaction.
   const answers = statements.filter(({ sql }) => /publish_bridge_request_receipts.* set /i.test(sql));
-  expect(answers).toHaveLength(1);
-  // The transaction the answers were kept in: from the BEGIN before them on their connection to its COMMIT.
-  const onItsConnection = statements.filter(({ connection }) => connection === answers[0].connection);
-  const at = onItsConnection.indexOf(answers[0]);
-  const begin = onItsConnection.map(({ sql }) => /^begin/i.test(sql)).lastIndexOf(true, at);
-  const commit = onItsConnection.findIndex(({ sql }, index) => index > begin && /^commit/i.test(sql));
-  expect(begin).toBeGreaterThanOrEqual(0);
-  expect(commit).toBeGreaterThan(at);
-  const transaction = onItsConnection.slice(begin + 1, commit).map(({ sql }) => sql);
-  expect(transaction.filter((sql) => /^insert into .*publish_bridge_activity/i.test(sql))).toHaveLength(1);
-  expect(transaction).toHaveLength(2);
+  const answered = answers.map(({ sql }) => sql.match(/ in \(([?, ]*)\)$/i)![1].split('?').length - 1);
+  expect(answered.reduce((sum, count) => sum + count, 0)).toBe(3);
+  for (const answer of answers) {
+    // The transaction the answers were kept in: from the BEGIN before them on their connection to its COMMIT.
+    const onItsConnection = statements.filter(({ connection }) => connection === answer.connection);
+    const at = onItsConnection.indexOf(answer);
+    const begin = onItsConnection.map(({ sql }) => /^begin/i.test(sql)).lastIndexOf(true, at);
+    const commit = onItsConnection.findIndex(({ sql }, index) => index > begin && /^commit/i.test(sql));
+    expect(begin).toBeGreaterThanOrEqual(0);
+    expect(commit).toBeGreaterThan(at);
+    const transaction = onItsConnection.slice(begin + 1, commit).map(({ sql }) => sql);
+    expect(transaction.filter((sql) => /^insert into .*publish_bridge_activity/i.test(sql))).toHaveLength(1);
+    expect(transaction).toHaveLength(2);
+  }
 });
 
 onServerDatabases(
