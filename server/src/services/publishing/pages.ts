@@ -151,8 +151,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    * The items of each part of the page, in plain SQL: the columns an item shows, from the
    * published versions (in the plugin's locale) of the page's documents, every type's in one
    * statement, and beside it the names of their categories and tags through the join tables,
-   * every relation's in one more, by the rows the keys read. The Document Service read the same rows at several times the CPU,
-   * most of it spent building the query and mapping its rows, not running it.
+   * every relation's in one more, by the rows the keys read. The Document Service read the same
+   * rows at several times the CPU, most of it spent building the query and mapping its rows,
+   * not running it.
    */
   async function readItems(parts: PagePart[]): Promise<Array<Map<string, PageItem>>> {
     const [rows, related] = await Promise.all([
