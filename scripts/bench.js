@@ -12,6 +12,10 @@
  *   --fill-first                               add them before anything else, so A to C also run on a big site
  *   --only A,C                                 run some scenarios only (F is the slowest; G alone takes ~30 s)
  *   --cpu-prof DIR                             start the server with node --cpu-prof, profile written to DIR
+ *   --heap-prof DIR                            V8's sampling heap profile of the server's requests and its
+ *                                              garbage collections, written to DIR (bench/heap-profile.js)
+ *   --heap-prof-kind allocated|survivors       every byte allocated (the default), or only what outlived a
+ *                                              young-generation collection
  *   --side plugin|native                       run one side of A, B and C only (no ratios): a CPU profile of
  *                                              it is then that side's alone, to set beside the other's
  *   --site-connections 20                      the site has that many connections (config `connections`); the
@@ -171,6 +175,8 @@ function parseArguments(argv) {
     items: 100_000,
     only: SCENARIOS,
     cpuProf: /** @type {string | undefined} */ (undefined),
+    heapProf: /** @type {string | undefined} */ (undefined),
+    heapProfKind: /** @type {'allocated' | 'survivors'} */ ('allocated'),
     check: false,
     fillFirst: false,
     keepDatabase: false,
@@ -190,7 +196,13 @@ function parseArguments(argv) {
     } else if (number) options[number] = Number(value());
     else if (name === 'only') options.only = value().toUpperCase().split(',').filter(Boolean);
     else if (name === 'cpu-prof') options.cpuProf = path.resolve(value());
-    else if (name === 'check') options.check = true;
+    else if (name === 'heap-prof') options.heapProf = path.resolve(value());
+    else if (name === 'heap-prof-kind') {
+      const kind = value();
+      if (kind !== 'allocated' && kind !== 'survivors')
+        throw new BenchError(`--heap-prof-kind must be allocated or survivors, not "${kind}".`);
+      options.heapProfKind = kind;
+    } else if (name === 'check') options.check = true;
     else if (name === 'fill-first') options.fillFirst = true;
     else if (name === 'keep-database') options.keepDatabase = true;
     else if (name === 'site-connections') options.siteConnections = Number(value());
@@ -383,9 +395,15 @@ async function main() {
       await runNode([path.join(__dirname, 'bench', 'setup.js'), resultFile, String(items), ...flags], env);
       return JSON.parse(fs.readFileSync(resultFile, 'utf8'));
     };
+    if (options.heapProf) fs.mkdirSync(options.heapProf, { recursive: true });
     const start = async () => {
       progress('starting the server (strapi start)...');
-      server = await startServer(env, { cpuProfileDir: options.cpuProf });
+      server = await startServer(env, {
+        cpuProfileDir: options.cpuProf,
+        heapProfile: options.heapProf
+          ? { directory: options.heapProf, kind: options.heapProfKind }
+          : undefined,
+      });
       return server.baseUrl;
     };
     // `strapi start` runs the example from example/dist, which a fresh checkout does not have.

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 /**
- * Where a server's CPU went, by package: self time from the .cpuprofile files `npm run bench --
- * --cpu-prof DIR` writes, in ms per request, side by side.
+ * Where a server's CPU or memory went, by package, in figures per request, side by side: self time
+ * from the .cpuprofile files `npm run bench -- --cpu-prof DIR` writes (ms), or bytes allocated from
+ * the .heapprofile files of `--heap-prof DIR` (KB), with the garbage collections of that run.
  *
  *   node scripts/cpu-profile.js DIR_OR_FILE:REQUESTS [DIR_OR_FILE:REQUESTS]
  *   --functions PATTERN   also list the functions whose script URL matches PATTERN (a regular
- *                         expression, e.g. dist/server for the plugin's own), by self time
+ *                         expression, e.g. dist/server for the plugin's own), by self time or size
  *   --top 25              rows per table
  *
  * REQUESTS is what the bench's table counted for the run (its warm-up is not counted, so figures
@@ -38,15 +39,19 @@ function parseArguments(argv) {
   }
   if (options.runs.length < 1 || options.runs.length > 2)
     fail('Give one or two profiles (see the top of this file).');
+  if (new Set(options.runs.map((run) => isHeapProfile(run.file))).size > 1)
+    fail('Give two CPU profiles or two heap profiles, not one of each.');
   if (!Number.isInteger(options.top) || options.top < 1) fail('--top must be a whole number.');
   return options;
 }
 
-/** A .cpuprofile file, or the only one in a directory. @param {string} where */
+const isHeapProfile = (/** @type {string} */ file) => file.endsWith('.heapprofile');
+
+/** A .cpuprofile or .heapprofile file, or the only one in a directory. @param {string} where */
 function profileFile(where) {
   if (!fs.statSync(where).isDirectory()) return where;
-  const files = fs.readdirSync(where).filter((name) => name.endsWith('.cpuprofile'));
-  if (files.length !== 1) fail(`${where} holds ${files.length} .cpuprofile files; name one.`);
+  const files = fs.readdirSync(where).filter((name) => name.endsWith('.cpuprofile') || isHeapProfile(name));
+  if (files.length !== 1) fail(`${where} holds ${files.length} profiles; name one.`);
   return path.join(where, files[0]);
 }
 
@@ -63,44 +68,101 @@ function packageOf(/** @type {string} */ url) {
 const V8_ENTRIES = new Set(['(garbage collector)', '(idle)', '(program)']);
 
 /**
+ * @param {Map<string, number>} map
+ * @param {string} key
+ * @param {number} amount
+ */
+const add = (map, key, amount) => map.set(key, (map.get(key) ?? 0) + amount);
+
+/** @typedef {{ functionName: string; url: string; lineNumber: number }} CallFrame */
+
+/** `name file:line` of a function, as the tables list it. @param {CallFrame} frame */
+const functionOf = (frame) =>
+  `${frame.functionName || '(anonymous)'} ${path.basename(frame.url)}:${frame.lineNumber + 1}`;
+
+/**
  * Self time in ms, by package and, for `functions`, by function.
  * @param {string} file
  * @param {RegExp | undefined} functions
  */
 function selfTimes(file, functions) {
-  /** @type {{ nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]; samples: number[]; timeDeltas: number[] }} */
+  /** @type {{ nodes: { id: number; callFrame: CallFrame }[]; samples: number[]; timeDeltas: number[] }} */
   const profile = JSON.parse(fs.readFileSync(file, 'utf8'));
   const frames = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
   const byPackage = new Map();
   const byFunction = new Map();
-  const add = (/** @type {Map<string, number>} */ map, /** @type {string} */ key, /** @type {number} */ ms) =>
-    map.set(key, (map.get(key) ?? 0) + ms);
   profile.samples.forEach((id, i) => {
     const ms = (profile.timeDeltas[i] ?? 0) / 1000;
     const frame = frames.get(id);
     if (!frame) return;
     add(byPackage, V8_ENTRIES.has(frame.functionName) ? frame.functionName : packageOf(frame.url), ms);
-    if (functions?.test(frame.url)) {
-      const where = `${path.basename(frame.url)}:${frame.lineNumber + 1}`;
-      add(byFunction, `${frame.functionName || '(anonymous)'} ${where}`, ms);
-    }
+    if (functions?.test(frame.url)) add(byFunction, functionOf(frame), ms);
   });
   return { byPackage, byFunction };
 }
 
+/** @typedef {{ callFrame: CallFrame; selfSize: number; children: HeapNode[] }} HeapNode */
+
 /**
- * Rows of ms per request, the largest first (by difference when there are two runs).
+ * KB allocated, by package and, for `functions`, by function: the allocating frame's, as V8's
+ * sampling profiler scaled its samples.
+ * @param {string} file
+ * @param {RegExp | undefined} functions
+ */
+function selfSizes(file, functions) {
+  /** @type {{ head: HeapNode }} */
+  const profile = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const byPackage = new Map();
+  const byFunction = new Map();
+  /** @type {HeapNode[]} */
+  const nodes = [profile.head];
+  for (let node = nodes.pop(); node; node = nodes.pop()) {
+    const kb = node.selfSize / 1024;
+    add(byPackage, packageOf(node.callFrame.url), kb);
+    if (functions?.test(node.callFrame.url)) add(byFunction, functionOf(node.callFrame), kb);
+    nodes.push(...node.children);
+  }
+  return { byPackage, byFunction };
+}
+
+/**
+ * What heap-profile.js wrote beside a heap profile: whether it counts every byte allocated or only
+ * what outlived a young-generation collection, and the garbage collections of the run, per
+ * request, with the ms each took.
+ * @param {string} file
+ * @param {number} requests
+ */
+function heapRunOf(file, requests) {
+  const beside = file.replace(/\.heapprofile$/, '.gc.json');
+  if (!fs.existsSync(beside)) return { kind: 'allocated', collections: [] };
+  /** @type {{ kind: 'allocated' | 'survivors'; collections: Record<string, { count: number; ms: number }> }} */
+  const { kind, collections } = JSON.parse(fs.readFileSync(beside, 'utf8'));
+  return {
+    kind,
+    collections: Object.entries(collections).map(
+      ([collection, { count, ms }]) =>
+        `${(count / requests).toFixed(3).padStart(10)} a request, ${(ms / count).toFixed(3)} ms each: ${collection}`
+    ),
+  };
+}
+
+/** A figure in its column: ms to the µs, KB to a tenth. @param {number} value @param {boolean} heap */
+const cellOf = (value, heap) => value.toFixed(heap ? 1 : 3).padStart(10);
+
+/**
+ * Rows of figures per request, the largest first (by difference when there are two runs).
  * @param {Map<string, number>[]} maps
  * @param {number[]} requests
  * @param {number} top
+ * @param {boolean} heap
  */
-function table(maps, requests, top) {
+function table(maps, requests, top, heap) {
   const keys = [...new Set(maps.flatMap((map) => [...map.keys()]))];
   const rows = keys.map((key) => ({ key, values: maps.map((map, i) => (map.get(key) ?? 0) / requests[i]) }));
   const weight = (/** @type {number[]} */ values) =>
     values.length === 2 ? Math.abs(values[0] - values[1]) : values[0];
   rows.sort((a, b) => weight(b.values) - weight(a.values));
-  const cell = (/** @type {number} */ value) => value.toFixed(3).padStart(9);
+  const cell = (/** @type {number} */ value) => cellOf(value, heap);
   return rows
     .slice(0, top)
     .map(({ key, values }) => {
@@ -112,21 +174,31 @@ function table(maps, requests, top) {
 
 function main() {
   const options = parseArguments(process.argv.slice(2));
-  const times = options.runs.map((run) => selfTimes(run.file, options.functions));
+  const heap = isHeapProfile(options.runs[0].file);
+  const figures = options.runs.map((run) => (heap ? selfSizes : selfTimes)(run.file, options.functions));
   const requests = options.runs.map((run) => run.requests);
-  const busy = times.map(({ byPackage }) =>
-    [...byPackage].reduce((sum, [key, ms]) => (key === '(idle)' ? sum : sum + ms), 0)
+  const totals = figures.map(({ byPackage }) =>
+    [...byPackage].reduce((sum, [key, amount]) => (key === '(idle)' ? sum : sum + amount), 0)
   );
-  const header = `${options.runs.map((_, i) => `      run ${i + 1}`).join('')}${options.runs.length === 2 ? '  1 minus 2' : ''}`;
+  const header = `${options.runs.map((_, i) => `       run ${i + 1}`).join('')}${options.runs.length === 2 ? '   1 minus 2' : ''}`;
+  const perRequest = totals.map((total, i) => total / requests[i]);
+  const heapRuns = heap ? options.runs.map((run) => heapRunOf(run.file, run.requests)) : [];
+  const kinds = new Set(heapRuns.map((run) => run.kind));
+  if (kinds.size > 1)
+    fail('One heap profile counts every allocation, the other survivors only: give two of a kind.');
+  const unit = kinds.has('survivors')
+    ? 'KB per request surviving a scavenge, by package'
+    : 'KB per request, allocated by package';
   const lines = [
     options.runs.map((run, i) => `run ${i + 1}: ${run.file}, ${run.requests} requests`).join('\n'),
     '',
-    `ms per request, self time by package${header}`,
-    `${busy.map((ms, i) => (ms / requests[i]).toFixed(3).padStart(9)).join('')}${busy.length === 2 ? (busy[0] / requests[0] - busy[1] / requests[1]).toFixed(3).padStart(9) : ''}  (busy: all but idle)`,
+    `${heap ? unit : 'ms per request, self time by package'}${header}`,
+    `${perRequest.map((figure) => cellOf(figure, heap)).join('')}${perRequest.length === 2 ? cellOf(perRequest[0] - perRequest[1], heap) : ''}  (${heap ? 'all' : 'busy: all but idle'})`,
     table(
-      times.map((time) => time.byPackage),
+      figures.map((figure) => figure.byPackage),
       requests,
-      options.top
+      options.top,
+      heap
     ),
   ];
   if (options.functions)
@@ -134,11 +206,15 @@ function main() {
       '',
       `functions in ${options.functions}`,
       table(
-        times.map((time) => time.byFunction),
+        figures.map((figure) => figure.byFunction),
         requests,
-        options.top
+        options.top,
+        heap
       )
     );
+  heapRuns.forEach(({ collections }, i) => {
+    if (collections.length > 0) lines.push('', `garbage collections, run ${i + 1}`, ...collections);
+  });
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

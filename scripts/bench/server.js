@@ -51,25 +51,32 @@ function runNode(args, env) {
 /**
  * `strapi start` of the example in a child process, the way a site runs in production,
  * listening on a free loopback port. `cpuProfileDir` adds `--cpu-prof` (written when it stops);
- * `statementsFile` has every SQL statement it runs written there (count-statements.js).
+ * `heapProfile` preloads heap-profile.js, written to its directory when it stops; `statementsFile`
+ * has every SQL statement it runs written there (count-statements.js).
  * @param {NodeJS.ProcessEnv} env
- * @param {{ cpuProfileDir?: string; statementsFile?: string }} [options]
+ * @param {ServerOptions} [options]
  */
 async function startServer(env, options = {}) {
   return onFreePort((port) => startServerOn(env, options, port));
 }
 
 /**
+ * @typedef {{ directory: string; kind: 'allocated' | 'survivors' }} HeapProfile
+ * @typedef {{ cpuProfileDir?: string; heapProfile?: HeapProfile; statementsFile?: string }} ServerOptions
+ */
+
+/**
  * @param {NodeJS.ProcessEnv} env
- * @param {{ cpuProfileDir?: string; statementsFile?: string }} options
+ * @param {ServerOptions} options
  * @param {number} port
  */
-async function startServerOn(env, { cpuProfileDir, statementsFile }, port) {
+async function startServerOn(env, { cpuProfileDir, heapProfile, statementsFile }, port) {
   const nodeArgs = [
     '--expose-gc',
     '--require',
     path.join(__dirname, 'collect-garbage.js'),
     ...(cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : []),
+    ...(heapProfile ? ['--require', path.join(__dirname, 'heap-profile.js')] : []),
     ...(statementsFile ? ['--require', path.join(__dirname, 'count-statements.js')] : []),
   ];
   const memoryFile = path.join(os.tmpdir(), `pb-bench-memory-${process.pid}-${port}.json`);
@@ -80,6 +87,9 @@ async function startServerOn(env, { cpuProfileDir, statementsFile }, port) {
       HOST: '127.0.0.1',
       PORT: String(port),
       PB_BENCH_MEMORY_FILE: memoryFile,
+      ...(heapProfile
+        ? { PB_BENCH_HEAP_PROFILE_DIR: heapProfile.directory, PB_BENCH_HEAP_PROFILE_KIND: heapProfile.kind }
+        : {}),
       ...(statementsFile ? { PB_BENCH_STATEMENTS_FILE: statementsFile } : {}),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
